@@ -1,0 +1,35 @@
+"""teachtorch: a readable PyTorch, for learning how a deep-learning framework works inside.
+
+The layers, each importing only those below it:
+    _dtype, _device, _storage        storage and dtypes
+    _strides, _tensor                tensor metadata and stride arithmetic
+    dispatch/                        the dispatcher, its keys, its trace
+    backends/, kernels/              backend kernels (cpu on NumPy, cuda on CuPy)
+    autograd/                        the autograd layer
+    ops/                             the public functions and Tensor methods, one file per family
+"""
+
+from . import _dtype
+from ._device import device
+from ._dtype import (
+    bool_ as bool, can_cast, float16, float32, float64, get_default_dtype, int8, int16, int32, int64,
+    promote_types, set_default_dtype, uint8,
+)
+from ._storage import UntypedStorage
+from ._tensor import Size, Tensor, is_tensor
+from . import dispatch
+from .dispatch import inplace_or_view as _inplace_or_view  # noqa: F401  (registers the ADInplaceOrView layer)
+from .dispatch import backend_select as _backend_select  # noqa: F401
+from .autograd import fallback as _autograd_fallback  # noqa: F401
+from .autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .ops import *  # noqa: F401,F403
+from .ops import __all__ as _ops_all
+from ._repr import set_printoptions, get_printoptions, printoptions
+
+half, float, double = float16, float32, float64
+short, int, long = int16, int32, int64
+uint8 = uint8
+dtype = _dtype.dtype
+result_type = _dtype.result_type
+
+__version__ = "0.1.0"

@@ -1,0 +1,166 @@
+"""dtypes and type promotion.
+
+A dtype says how to read the bytes of a storage: how many bytes one element takes (`itemsize`) and what
+they mean. PyTorch keeps this as `caffe2::TypeMeta` on the TensorImpl (c10/core/ScalarType.h lists the
+scalar types); teachtorch keeps one small `dtype` object per type, each naming the NumPy dtype that the
+backends compute with.
+
+Type promotion decides the dtype of a result when the inputs differ. PyTorch's rule (c10/core/ScalarType.h
+`promoteTypes`, and `at::native::result_type` in aten/src/ATen/native/TypeProperties.cpp) has two parts:
+
+1. `promote_types(a, b)`: the smallest type that holds both, by category bool < integer < floating.
+   Two integers promote like NumPy (uint8 + int8 -> int16); a float always wins over an integer, whatever
+   their sizes (int64 + float16 -> float16, where NumPy would say float64).
+2. `result_type(*operands)`: operands come in three priorities: tensors with dimensions, zero-dim tensors,
+   and Python numbers ("wrapped numbers"). A lower priority operand only matters when its *category* is
+   higher: `int8_tensor + 1000` stays int8, but `int8_tensor + 2.5` becomes the default float dtype.
+"""
+
+import numpy as np
+
+
+class dtype:
+    """One element type. Printed as PyTorch prints it, so what you see here matches PyTorch."""
+
+    __slots__ = ("name", "itemsize", "is_floating_point", "is_signed", "numpy", "_category", "_ptname")
+
+    def __init__(self, name, numpy_dtype, category, ptname):
+        self.name = name
+        self.numpy = np.dtype(numpy_dtype)
+        self.itemsize = self.numpy.itemsize
+        self._category = category  # 0 bool, 1 integer, 2 floating
+        self.is_floating_point = category == 2
+        self.is_signed = category == 2 or (category == 1 and self.numpy.kind == "i")
+        self._ptname = ptname  # the short name PyTorch's error messages use ("Float", "Long")
+
+    @property
+    def is_complex(self):
+        return False
+
+    def to_real(self):
+        return self
+
+    def __repr__(self):
+        return "torch." + self.name
+
+    def __reduce__(self):
+        # dtypes are singletons: unpickling returns the same object
+        return (_lookup, (self.name,))
+
+
+bool_ = dtype("bool", np.bool_, 0, "Bool")
+uint8 = dtype("uint8", np.uint8, 1, "Byte")
+int8 = dtype("int8", np.int8, 1, "Char")
+int16 = dtype("int16", np.int16, 1, "Short")
+int32 = dtype("int32", np.int32, 1, "Int")
+int64 = dtype("int64", np.int64, 1, "Long")
+float16 = dtype("float16", np.float16, 2, "Half")
+float32 = dtype("float32", np.float32, 2, "Float")
+float64 = dtype("float64", np.float64, 2, "Double")
+
+ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
+_BY_NAME = {d.name: d for d in ALL_DTYPES}
+_BY_NUMPY = {d.numpy: d for d in ALL_DTYPES}
+
+
+def _lookup(name):
+    return _BY_NAME[name]
+
+
+def from_numpy_dtype(np_dtype):
+    """The teachtorch dtype of a NumPy dtype, or TypeError as `torch.from_numpy` raises."""
+    try:
+        return _BY_NUMPY[np.dtype(np_dtype)]
+    except KeyError:
+        raise TypeError(
+            f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).name}. The only supported types are: "
+            "float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
+        ) from None
+
+
+# ---- the default dtype (torch.set_default_dtype) ----------------------------------------------------------
+
+_default = [float32]
+
+
+def get_default_dtype():
+    return _default[0]
+
+
+def set_default_dtype(d):
+    if not isinstance(d, dtype) or not d.is_floating_point:
+        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+    _default[0] = d
+
+
+# ---- promotion ---------------------------------------------------------------------------------------------
+
+
+def promote_types(a, b):
+    """PyTorch's `torch.promote_types`: the smallest dtype that both `a` and `b` can be cast to."""
+    if a is b:
+        return a
+    if a._category != b._category:
+        # A higher category always wins (bool < integer < floating), whatever the sizes.
+        return a if a._category > b._category else b
+    if a._category == 2:
+        return a if a.itemsize > b.itemsize else b
+    # Two integer types (or bool) promote exactly as NumPy does: uint8 + int8 -> int16.
+    return _BY_NUMPY[np.promote_types(a.numpy, b.numpy)]
+
+
+def scalar_dtype(value):
+    """The dtype PyTorch gives a Python number when it wraps it: bool, int64, or the default float dtype."""
+    if isinstance(value, bool):
+        return bool_
+    if isinstance(value, int):
+        return int64
+    if isinstance(value, float):
+        return _default[0]
+    if isinstance(value, np.generic):
+        return from_numpy_dtype(value.dtype)
+    raise TypeError(f"unsupported scalar type {type(value).__name__}")
+
+
+def _combine_categories(higher, lower):
+    # c10::combine_categories: a lower-priority operand counts only if its category is higher.
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    if higher.is_floating_point:
+        return higher
+    if higher is bool_ or lower.is_floating_point:
+        return promote_types(higher, lower)
+    return higher
+
+
+def result_type(*operands):
+    """PyTorch's `torch.result_type` over tensors and Python numbers (at::native::result_type).
+
+    Tensors are recognised by having `dtype` and `dim()`; everything else is a Python number.
+    """
+    dim_result = zero_result = wrapped_result = None
+    for x in operands:
+        d = getattr(x, "dtype", None)
+        if isinstance(d, dtype) and hasattr(x, "dim"):
+            if x.dim() > 0:
+                dim_result = d if dim_result is None else promote_types(dim_result, d)
+            else:
+                zero_result = d if zero_result is None else promote_types(zero_result, d)
+        else:
+            d = scalar_dtype(x)
+            wrapped_result = d if wrapped_result is None else promote_types(wrapped_result, d)
+    return _combine_categories(dim_result, _combine_categories(zero_result, wrapped_result))
+
+
+def can_cast(from_, to):
+    """PyTorch's `torch.can_cast` (c10::canCast): may an in-place or out= result of `from_` go into `to`?
+
+    Casting down a category is refused: floating into integer, or anything but bool into bool.
+    """
+    if from_.is_floating_point and not to.is_floating_point:
+        return False
+    if from_ is not bool_ and to is bool_:
+        return False
+    return True

@@ -1,0 +1,330 @@
+"""Tensor: a strided interpretation of one storage.
+
+This is PyTorch's `TensorImpl` (c10/core/TensorImpl.h). A tensor holds no elements of its own; it holds
+
+    storage         the flat buffer of bytes (shared with every view of it)
+    storage_offset  where element [0, 0, ...] is, counted in elements
+    sizes, strides  element [i0, i1, ...] lives at  storage_offset + i0*stride[0] + i1*stride[1] + ...
+    dtype           how to read the bytes
+    key set         which dispatcher layers apply to it (from its device)
+    version counter bumped by every in-place write; shared with its views, so autograd can tell that a
+                    tensor it saved has been changed
+and the autograd fields (`requires_grad`, `grad`, `grad_fn`, `_base`) that the autograd engine fills in.
+
+A *view* is a new Tensor over the same storage with other (offset, sizes, strides): transposing swaps two
+strides, slicing moves the offset and multiplies a stride, expanding sets a stride to 0. No element moves.
+
+Where the methods come from: this file holds only what reads the metadata. The ops (`add`, `sum`, `view`, ...)
+are defined in `teachtorch/ops/` and attached to Tensor there, much as PyTorch generates its Python methods
+(`python_variable_methods.cpp`) from `native_functions.yaml` entries that say `variants: method`.
+"""
+
+from . import _dtype
+from ._dispatch_key import KEYS_OF_DEVICE
+from ._strides import contiguous_strides, is_contiguous, normalize_dim
+
+
+class Size(tuple):
+    """`torch.Size`: a tuple of ints that prints as `torch.Size([3, 4])`."""
+
+    def __repr__(self):
+        return f"torch.Size([{', '.join(map(str, self))}])"
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, i):
+        r = tuple.__getitem__(self, i)
+        return Size(r) if isinstance(i, slice) else r
+
+
+class VersionCounter:
+    """PyTorch's `VariableVersion`: one counter shared by a tensor and all its views."""
+
+    __slots__ = ("value",)
+
+    def __init__(self):
+        self.value = 0
+
+
+class Tensor:
+    __slots__ = ("_storage", "_offset", "_sizes", "_strides", "dtype", "_keys", "_vc", "_base", "_array",
+                 "_requires_grad", "grad", "grad_fn", "_output_nr", "_hooks", "_retains_grad", "_view_meta",
+                 "__weakref__", "__dict__")
+
+    # NumPy should hand `ndarray + tensor` to our __radd__ rather than broadcasting over our elements.
+    __array_priority__ = 1000
+
+    def __new__(cls, *args, **kwargs):
+        if args or kwargs:
+            # `teachtorch.Tensor([1, 2])` builds a float tensor of the default dtype, as torch.Tensor does.
+            from .ops.factories import tensor as _tensor_factory
+            return _tensor_factory(*args, dtype=_dtype.get_default_dtype(), **kwargs)
+        return object.__new__(cls)
+
+    @classmethod
+    def _make(cls, storage, offset, sizes, strides, dtype, array=None):
+        """Build a tensor over `storage`. `array` is its backend array when the caller already has it."""
+        t = object.__new__(cls)
+        t._storage = storage
+        t._offset = offset
+        t._sizes = sizes
+        t._strides = strides
+        t.dtype = dtype
+        t._keys = KEYS_OF_DEVICE[storage.device.type]
+        t._vc = VersionCounter()
+        t._base = None
+        t._array = array
+        t._requires_grad = False
+        t.grad = None
+        t.grad_fn = None
+        t._output_nr = 0
+        t._hooks = None
+        t._retains_grad = False
+        t._view_meta = None
+        return t
+
+    def _data(self):
+        """The backend array of this tensor: a strided view into the storage (never a copy)."""
+        a = self._array
+        if a is None:
+            if self._storage._data is None:
+                raise NotImplementedError("Cannot access data of a tensor on the 'meta' device: it has none.")
+            a = self._array = self._storage.typed_array(self.dtype, self._offset, self._sizes, self._strides)
+        return a
+
+    def _set_metadata(self, storage, offset, sizes, strides):
+        """Re-point this tensor (used by `out=` resizing and `.data =`); drops the cached array."""
+        self._storage, self._offset, self._sizes, self._strides = storage, offset, sizes, strides
+        self._array = None
+
+    # ---- metadata ---------------------------------------------------------------------------------------
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._sizes)
+        return self._sizes[normalize_dim(dim, len(self._sizes))]
+
+    @property
+    def shape(self):
+        return Size(self._sizes)
+
+    def stride(self, dim=None):
+        if dim is None:
+            return self._strides
+        return self._strides[normalize_dim(dim, len(self._sizes))]
+
+    def storage_offset(self):
+        return self._offset
+
+    def untyped_storage(self):
+        return self._storage
+
+    def data_ptr(self):
+        """Address of this tensor's first element: the storage's address plus the offset in bytes."""
+        return self._storage.data_ptr() + self._offset * self.dtype.itemsize
+
+    def dim(self):
+        return len(self._sizes)
+
+    ndimension = dim
+
+    @property
+    def ndim(self):
+        return len(self._sizes)
+
+    def numel(self):
+        n = 1
+        for s in self._sizes:
+            n *= s
+        return n
+
+    nelement = numel
+
+    def element_size(self):
+        return self.dtype.itemsize
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.numel() * self.dtype.itemsize
+
+    def is_contiguous(self, memory_format=None):
+        return is_contiguous(self._sizes, self._strides)
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
+
+    def is_complex(self):
+        return False
+
+    @property
+    def device(self):
+        return self._storage.device
+
+    @property
+    def is_cuda(self):
+        return self._storage.device.type == "cuda"
+
+    @property
+    def is_cpu(self):
+        return self._storage.device.type == "cpu"
+
+    @property
+    def is_meta(self):
+        return self._storage.device.type == "meta"
+
+    @property
+    def layout(self):
+        return "torch.strided"
+
+    def get_device(self):
+        d = self._storage.device
+        return -1 if d.type == "cpu" else (d.index or 0)
+
+    # ---- version counter and views ----------------------------------------------------------------------
+
+    @property
+    def _version(self):
+        return self._vc.value
+
+    def _is_view(self):
+        return self._base is not None
+
+    # ---- autograd fields (the autograd engine gives them meaning) ---------------------------------------
+
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad=True):
+        if requires_grad and not self.dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        if self.grad_fn is not None and not requires_grad:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+                "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+            )
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    # ---- conversion to Python and NumPy -----------------------------------------------------------------
+
+    def numpy(self, *, force=False):
+        """A NumPy array sharing this tensor's memory (a strided view), as `torch.Tensor.numpy()`."""
+        if self._requires_grad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        if self._storage.device.type != "cpu":
+            if force:
+                return self.cpu().numpy()
+            raise TypeError(
+                f"can't convert {self._storage.device.type} device type tensor to numpy. Use Tensor.cpu() to "
+                "copy the tensor to host memory first.")
+        return self._data()
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.detach().cpu()._data()
+        return a if dtype is None else a.astype(dtype)
+
+    def item(self):
+        if self.numel() != 1:
+            raise RuntimeError(
+                f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        return self._host_array().reshape(()).item()
+
+    def tolist(self):
+        return self._host_array().tolist()
+
+    def _host_array(self):
+        """The elements as a NumPy array on the host (a view for cpu tensors, a copy otherwise)."""
+        if self._storage.device.type == "cpu":
+            return self._data()
+        if self._storage.device.type == "meta":
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
+        return self._storage.to_host(self._data())
+
+    def __len__(self):
+        if not self._sizes:
+            raise TypeError("len() of a 0-d tensor")
+        return self._sizes[0]
+
+    def __iter__(self):
+        if not self._sizes:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __bool__(self):
+        if self.numel() != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self.dtype.is_floating_point or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __complex__(self):
+        return complex(self.item())
+
+    __hash__ = object.__hash__
+
+    def __repr__(self, *, tensor_contents=None):
+        from ._repr import format_tensor
+
+        d = self.dtype
+        is_default = d is _dtype.get_default_dtype() or d is _dtype.int64 or d is _dtype.bool_
+        dev = self._storage.device
+        if dev.type == "meta":
+            return f"tensor(..., device='meta', size={tuple(self._sizes)}" + (
+                "" if is_default else f", dtype={d}") + ")"
+        values = self._host_array()
+        grad_fn = type(self.grad_fn).__name__ if self.grad_fn is not None else None
+        return format_tensor(values, dtype_name=d.name, is_default_dtype=is_default,
+                             device=None if dev.type == "cpu" else str(dev),
+                             requires_grad=self._requires_grad, grad_fn_name=grad_fn)
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        if self.dim() == 0:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    def __reduce_ex__(self, protocol):
+        # Pickle by value (elements, dtype, device); views are saved as their own elements.
+        from .ops.factories import _rebuild
+        return (_rebuild, (self.tolist(), self.dtype.name, str(self.device), self._requires_grad))
+
+    def __dir__(self):
+        return sorted(set(object.__dir__(self)))
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def new_contiguous(storage, sizes, dtype, array=None):
+    """A contiguous tensor over a whole fresh storage (what kernels return)."""
+    return Tensor._make(storage, 0, tuple(sizes), contiguous_strides(sizes), dtype, array)
+

@@ -1,0 +1,97 @@
+"""What backend kernels share: array modules, allocation, wrapping results, and THE write-back path.
+
+Kernels are written once against an *array module* `xp` (NumPy for cpu, CuPy for cuda: the two have the same
+API), so the cpu and cuda backends run the same readable code. This module holds the four things every
+kernel needs:
+
+* `xp_of(tensor)`: the array module of a tensor's device;
+* `empty(sizes, dtype, device, strides)`: a fresh tensor over a fresh storage;
+* `wrap(array, dtype, device)`: turn a kernel's freshly computed array into a tensor (no copy);
+* `write(dst, value)`: the ONE path by which anything is written into an existing tensor.
+
+Why one write path: the real bug behind "Adam silently frozen on MPS" (pytorch#118115) was a kernel that
+made a contiguous temporary of a non-contiguous *output*, computed into it, and never copied it back. Here no
+kernel writes into a tensor on its own. `write` takes the tensor's strided view of its storage
+(`dst._data()`, a view and never a copy) and copies into it, so a write into a transposed, sliced or offset
+target lands in the storage and touches nothing outside the view. It also refuses targets whose elements
+overlap (an expanded tensor), as PyTorch's `assert_no_internal_overlap` does.
+"""
+
+import numpy as np
+
+from .._device import as_device
+from .._storage import UntypedStorage
+from .._strides import contiguous_strides, has_internal_overlap
+from .._tensor import Tensor
+
+ARRAY_MODULES = {"cpu": np}
+STORAGE_TYPES = {"cpu": UntypedStorage, "meta": UntypedStorage}
+
+
+def xp_of(t):
+    return ARRAY_MODULES[t._storage.device.type]
+
+
+def storage_nbytes(sizes, strides, itemsize, offset=0):
+    """Bytes a storage needs so that every element of (offset, sizes, strides) lies inside it."""
+    if any(s == 0 for s in sizes):
+        return offset * itemsize
+    return (offset + 1 + sum((n - 1) * st for n, st in zip(sizes, strides))) * itemsize
+
+
+def empty(sizes, dtype, device, strides=None):
+    """A tensor with fresh (zeroed) memory. `strides` default to contiguous."""
+    sizes = tuple(sizes)
+    strides = contiguous_strides(sizes) if strides is None else tuple(strides)
+    device = as_device(device)
+    storage = STORAGE_TYPES[device.type](storage_nbytes(sizes, strides, dtype.itemsize), device=device)
+    return Tensor._make(storage, 0, sizes, strides, dtype)
+
+
+_contiguous = {}   # shape -> contiguous strides, remembered: results of one shape come again and again
+
+
+def wrap(array, dtype, device):
+    """A tensor over a kernel's freshly computed array (which no other tensor may share)."""
+    xp = ARRAY_MODULES[device.type]
+    if type(array) is not xp.ndarray or array.dtype != dtype.numpy:
+        array = xp.asarray(array, dtype=dtype.numpy)   # NumPy returns scalars for 0-d results
+    flags = array.flags
+    if not flags.c_contiguous:
+        array = xp.ascontiguousarray(array)
+    elif not flags.owndata and array.base is not None and not array.base.flags.owndata:
+        array = array.copy()   # a view of something else (maybe an input): never let two tensors alias by accident
+    shape = array.shape
+    strides = _contiguous.get(shape)
+    if strides is None:
+        strides = _contiguous[shape] = contiguous_strides(shape)
+    return Tensor._make(STORAGE_TYPES[device.type]._wrap(array), 0, shape, strides, dtype, array)
+
+
+def wrap_strided(array, dtype, device, strides):
+    """Like `wrap`, but the result gets the given strides (the stride rule of pointwise ops)."""
+    if strides == contiguous_strides(array.shape):
+        return wrap(array, dtype, device)
+    out = empty(array.shape, dtype, device, strides)
+    ARRAY_MODULES[device.type].copyto(out._data(), array, casting="unsafe")
+    return out
+
+
+def check_writable(dst):
+    if has_internal_overlap(dst._sizes, dst._strides):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+            "location. Please clone() the tensor before performing the operation.")
+
+
+def write(dst, value):
+    """Write `value` (an array of dst's shape or broadcastable to it, or a scalar) into `dst`, in place.
+
+    Callers validate everything (shapes, dtypes) *before* calling, so a failing op leaves dst unchanged.
+    """
+    check_writable(dst)
+    if dst._storage._data is None:   # meta tensors have no bytes to write
+        return dst
+    xp = ARRAY_MODULES[dst._storage.device.type]
+    xp.copyto(dst._data(), value, casting="unsafe")
+    return dst

@@ -1,0 +1,61 @@
+"""The ADInplaceOrView layer: version counters and view bookkeeping, for every op, from its schema.
+
+PyTorch generates these kernels (tools/autograd/gen_inplace_or_view_type.py -> ADInplaceOrViewType_*.cpp):
+
+* an op that mutates an argument (`Tensor(a!) self`) gets a kernel that redispatches below itself and then
+  bumps the version counter of each mutated tensor (`increment_version`), exactly once per write;
+* a view op (`Tensor(a) self -> Tensor(a)`) gets a kernel that redispatches and then calls `as_view`: the
+  output shares the base's version counter and remembers its *root* base in `_base`;
+* every other op falls through this key at no cost.
+
+teachtorch does the same when an op is defined: `_kernel_for(op)` reads the schema's alias annotations.
+"""
+
+from .._dispatch_key import AFTER_AD_INPLACE_OR_VIEW, DispatchKey
+from . import dispatcher
+
+# Views that share storage and version counter but are not differentiable views: `_base` stays None.
+NON_DIFFERENTIABLE_VIEWS = {"detach", "alias_nondiff"}
+
+
+def as_view(base, view, op_name):
+    """Link `view` to `base`: shared version counter, and `_base` is the root base (chains collapse)."""
+    view._vc = base._vc
+    if op_name in NON_DIFFERENTIABLE_VIEWS:
+        return
+    view._base = base._base if base._base is not None else base
+
+
+def _kernel_for(op):
+    schema = op.schema
+    mutated = schema.mutable_positions
+    if mutated:
+        def ADInplaceOrView_inplace(ks, *args):
+            out = dispatcher.redispatch(op, ks & AFTER_AD_INPLACE_OR_VIEW, args)
+            for i in mutated:
+                args[i]._vc.value += 1
+            return out
+        return ADInplaceOrView_inplace
+    if schema.is_view:
+        base_pos = next(i for i, a in enumerate(schema.arguments) if a.alias)
+        name = schema.name
+
+        def ADInplaceOrView_view(ks, *args):
+            out = dispatcher.redispatch(op, ks & AFTER_AD_INPLACE_OR_VIEW, args)
+            base = args[base_pos]
+            for v in (out if isinstance(out, (tuple, list)) else (out,)):
+                as_view(base, v, name)
+            return out
+        return ADInplaceOrView_view
+    return None
+
+
+def _register(op):
+    kernel = _kernel_for(op)
+    if kernel is not None:
+        op.kernels[DispatchKey.ADInplaceOrView] = kernel
+        op._compute_table()
+
+
+dispatcher._define_hooks.append(_register)
+dispatcher.register_fallback(DispatchKey.ADInplaceOrView, dispatcher.FALLTHROUGH)

@@ -1,0 +1,177 @@
+"""Operator schemas: an op's signature as one line of text, as in PyTorch's `native_functions.yaml`.
+
+    add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+    add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
+    transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
+
+The name is `op.overload`. Arguments after `*` are keyword-only. An *alias annotation* says how outputs relate
+to inputs: `Tensor(a!)` is written to (mutated), `Tensor(a)` is aliased (a view shares its storage). The
+dispatcher reads these annotations to decide what the ADInplaceOrView layer must do for the op (bump a version
+counter, or link a view to its base), exactly as PyTorch's codegen does (torchgen/model.py `FunctionSchema`).
+"""
+
+import re
+from dataclasses import dataclass, field
+
+_ARG = re.compile(
+    r"^(?P<type>[A-Za-z]+)(?:\((?P<alias>[^)]*)\))?(?P<suffix>[\[\]\d?]*)\s+(?P<name>\w+)(?:=(?P<default>.+))?$"
+)
+_NO_DEFAULT = object()
+
+
+@dataclass
+class Argument:
+    name: str
+    type: str                  # "Tensor", "Tensor?", "Tensor[]", "int[]", "Scalar", ...
+    alias: str | None = None   # "a", "a!", ...
+    default: object = _NO_DEFAULT
+    kwarg_only: bool = False
+
+    @property
+    def is_tensor(self):
+        return self.type.startswith("Tensor")
+
+    @property
+    def is_mutable(self):
+        return self.alias is not None and self.alias.endswith("!")
+
+    @property
+    def has_default(self):
+        return self.default is not _NO_DEFAULT
+
+    def __str__(self):
+        base, suffix = (self.type[:6], self.type[6:]) if self.is_tensor else (self.type, "")
+        t = f"{base}({self.alias}){suffix}" if self.alias else self.type
+        return f"{t} {self.name}" + (f"={_show(self.default)}" if self.has_default else "")
+
+
+@dataclass
+class FunctionSchema:
+    name: str                   # "add"
+    overload: str               # "Tensor" ("" for the default overload)
+    arguments: list = field(default_factory=list)
+    returns: list = field(default_factory=list)   # list of Argument (names may be "")
+
+    @property
+    def full_name(self):
+        return f"{self.name}.{self.overload}" if self.overload else self.name
+
+    @property
+    def mutable_positions(self):
+        return [i for i, a in enumerate(self.arguments) if a.is_mutable]
+
+    @property
+    def is_view(self):
+        """An op whose output aliases an input without writing to it: `Tensor(a) self -> Tensor(a)`."""
+        return any(r.alias and not r.alias.endswith("!") for r in self.returns)
+
+    @property
+    def tensor_positions(self):
+        return [i for i, a in enumerate(self.arguments) if a.is_tensor]
+
+    def bind(self, args, kwargs, op_name=None):
+        """Normalise a call to a tuple with every argument in schema order, defaults filled in."""
+        params = self.arguments
+        n_positional = sum(not a.kwarg_only for a in params)
+        who = op_name or self.name
+        if len(args) > n_positional:
+            raise TypeError(f"{who}() takes {n_positional} positional arguments but {len(args)} were given")
+        out = list(args)
+        for a in params[len(args):]:
+            if a.name in kwargs:
+                out.append(kwargs[a.name])
+            elif a.has_default:
+                out.append(a.default)
+            else:
+                raise TypeError(f"{who}() missing required argument '{a.name}'")
+        unknown = set(kwargs) - {a.name for a in params[len(args):]}
+        if unknown:
+            raise TypeError(f"{who}() got an unexpected keyword argument '{sorted(unknown)[0]}'")
+        return tuple(out)
+
+    def __str__(self):
+        parts, star = [], False
+        for a in self.arguments:
+            if a.kwarg_only and not star:
+                parts.append("*")
+                star = True
+            parts.append(str(a))
+        rets = [str(r).strip() for r in self.returns]
+        ret = rets[0] if len(rets) == 1 else "(" + ", ".join(rets) + ")"
+        return f"{self.full_name}({', '.join(parts)}) -> {ret}"
+
+
+def _split_top(s):
+    """Split at commas that are not inside brackets or parentheses."""
+    parts, depth, cur = [], 0, ""
+    for ch in s:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur.strip())
+    return parts
+
+
+def _parse_default(text):
+    text = text.strip()
+    if text in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[text]
+    if text.startswith("[") and text.endswith("]"):
+        return [_parse_default(x) for x in _split_top(text[1:-1])]
+    if text[:1] in "'\"":
+        return text[1:-1]
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _show(v):
+    if isinstance(v, list):
+        return "[" + ", ".join(map(_show, v)) + "]"
+    if isinstance(v, str):
+        return f'"{v}"'
+    return str(v)
+
+
+def _parse_arg(text, kwarg_only):
+    m = _ARG.match(text)
+    if m is None:
+        raise ValueError(f"cannot parse schema argument '{text}'")
+    default = _parse_default(m["default"]) if m["default"] is not None else _NO_DEFAULT
+    return Argument(m["name"], m["type"] + m["suffix"], m["alias"], default, kwarg_only)
+
+
+def _parse_return(text):
+    m = re.match(r"^(?P<type>[A-Za-z]+)(?:\((?P<alias>[^)]*)\))?(?P<suffix>[\[\]\d?]*)\s*(?P<name>\w*)$", text)
+    if m is None:
+        raise ValueError(f"cannot parse schema return '{text}'")
+    return Argument(m["name"], m["type"] + m["suffix"], m["alias"])
+
+
+def parse_schema(text):
+    """`parse_schema("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")`."""
+    m = re.match(r"^\s*(?P<name>[\w:]+)(?:\.(?P<overload>\w+))?\((?P<args>.*)\)\s*->\s*(?P<ret>.+?)\s*$", text)
+    if m is None:
+        raise ValueError(f"cannot parse schema '{text}'")
+    args, kwarg_only = [], False
+    for part in _split_top(m["args"]):
+        if part == "*":
+            kwarg_only = True
+            continue
+        args.append(_parse_arg(part, kwarg_only))
+    ret = m["ret"].strip()
+    if ret.startswith("(") and ret.endswith(")"):
+        returns = [_parse_return(r) for r in _split_top(ret[1:-1])]
+    else:
+        returns = [_parse_return(ret)]
+    return FunctionSchema(m["name"], m["overload"] or "", args, returns)

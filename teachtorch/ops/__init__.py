@@ -1,0 +1,9 @@
+"""The public op surface: every function here dispatches (see _define.py)."""
+
+from .factories import (  # noqa: F401
+    arange, as_tensor, empty, empty_like, empty_strided, from_numpy, full, full_like, ones, ones_like, tensor,
+    zeros, zeros_like,
+)
+from .pointwise import add, mul, multiply, neg, negative, rsub, sub, subtract  # noqa: F401
+
+__all__ = [n for n in dir() if not n.startswith("_") and n not in ("factories", "pointwise")]

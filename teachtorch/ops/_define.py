@@ -1,0 +1,79 @@
+"""How ops become functions and Tensor methods.
+
+PyTorch generates its Python API from `native_functions.yaml`: for each op a schema, a function in `torch`
+and, when the entry says `variants: method`, a `Tensor` method (tools/autograd/gen_python_functions.py).
+teachtorch does the same by hand, in small steps a reader can follow:
+
+    op = define("exp(Tensor self) -> Tensor")          # the operator and its schema (dispatch/dispatcher.py)
+    register_kernel(op, exp_kernel)                     # backend kernels (CPU and Meta now, CUDA later)
+    exp = function(op)                                  # teachtorch.exp(input)
+    Tensor.exp = method(op)                             # x.exp()
+
+Every one of them ends in `dispatcher.call(op, args)`, so every op, method or function, is dispatched.
+"""
+
+from .._dispatch_key import DispatchKey
+from .._tensor import Tensor
+from ..dispatch.dispatcher import call, define, impl
+
+# The backends whose kernels are registered now. The generic kernels work for any array module, so a
+# backend that appears later (cuda) registers every kernel in KERNELS under its own key.
+KERNEL_KEYS = [DispatchKey.CPU, DispatchKey.Meta]
+KERNELS = []   # (op, kernel) pairs, in registration order
+
+
+def register_kernel(op, kernel):
+    KERNELS.append((op, kernel))
+    for key in KERNEL_KEYS:
+        impl(op, key, kernel)
+    return kernel
+
+
+def inplace_schema(schema):
+    """`exp(Tensor self) -> Tensor`  ->  `exp_(Tensor(a!) self) -> Tensor(a!)`."""
+    name, rest = schema.split("(", 1)
+    base, _, overload = name.partition(".")
+    rest = rest.replace("Tensor self", "Tensor(a!) self", 1)
+    head = f"{base}_.{overload}" if overload else f"{base}_"
+    return head + "(" + rest.rsplit("->", 1)[0].rstrip() + " -> Tensor(a!)"
+
+
+def out_schema(schema):
+    """`exp(Tensor self) -> Tensor`  ->  `exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)`."""
+    name, rest = schema.split("(", 1)
+    base = name.split(".")[0]
+    args = rest.rsplit("->", 1)[0].rstrip()[:-1]   # drop the closing parenthesis
+    sep = ", Tensor(a!) out" if "*" in args else (", *, Tensor(a!) out" if args else "*, Tensor(a!) out")
+    return f"{base}.out({args}{sep}) -> Tensor(a!)"
+
+
+def function(op, out_op=None, name=None, doc=None):
+    """The public function `teachtorch.<name>(...)`, with `out=` when the op has an out variant."""
+    if out_op is None:
+        def fn(*args, **kwargs):
+            return op(*args, **kwargs)
+    else:
+        def fn(*args, out=None, **kwargs):
+            if out is None:
+                return op(*args, **kwargs)
+            return out_op(*args, out=out, **kwargs)
+    fn.__name__ = fn.__qualname__ = name or op.schema.name
+    fn.__doc__ = doc or f"Dispatches `{op.schema}`."
+    return fn
+
+
+def method(op, name=None):
+    """A Tensor method calling `op` with the tensor as `self`."""
+    def m(self, *args, **kwargs):
+        return op(self, *args, **kwargs)
+    m.__name__ = m.__qualname__ = name or op.schema.name
+    m.__doc__ = f"Dispatches `{op.schema}`."
+    return m
+
+
+def bind_method(name, fn):
+    setattr(Tensor, name, fn)
+
+
+__all__ = ["define", "call", "register_kernel", "function", "method", "bind_method", "inplace_schema",
+           "out_schema", "Tensor"]
