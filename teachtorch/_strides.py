@@ -454,7 +454,7 @@ def compute_view_strides(old_sizes, old_strides, new_sizes):
             view_numel = 1
 
     if view_d != -1:
-        return None  # new dims left over that no chunk could hold
+        return None  # new dims left over (only if the element counts differ)
     return tuple(new_strides)
 
 
@@ -504,6 +504,11 @@ def pointwise_output_strides(shape, operands):
        dims has the smaller stride -- an input broadcast along either dim has
        no opinion -- and lay the output out densely in that order
        (``allocate_or_resize_outputs``).
+
+    The inputs are assumed to already have the result's dtype.  With mixed
+    dtypes (``float32 + float64``) PyTorch first converts the odd input with
+    ``.to(result_dtype)``, which builds a *new* dense tensor, and it is that
+    copy's strides that take part here.
     """
     shape = tuple(shape)
     ndim = len(shape)
@@ -520,8 +525,6 @@ def pointwise_output_strides(shape, operands):
             return tuple(operands[-1][1])
 
     # -- 2. general path ----------------------------------------------------
-    if ndim == 0:
-        return ()
     op_strides = [_iterator_strides(shape, sizes, strides) for sizes, strides in operands]
 
     def should_swap(dim0, dim1):

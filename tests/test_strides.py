@@ -587,6 +587,18 @@ def test_pointwise_0d_and_1d():
     check_pointwise(s + v, [s, v])
 
 
+def test_pointwise_mixed_dtypes_use_the_converted_input():
+    # float32 + float64: torch first makes a float64 copy of `a` (a new,
+    # dense tensor), and the rule applies to that copy's strides.
+    a = torch.empty_strided((4, 1, 1), (6, 2, 2), dtype=torch.float32)
+    b = torch.empty_strided((4, 1, 1), (2, 7, 7), dtype=torch.float64)
+    out = a + b
+    converted = a.to(torch.float64)
+    assert converted.stride() != a.stride()
+    check_pointwise(out, [converted, b])
+    assert S.pointwise_output_strides((4, 1, 1), [layout(a), layout(b)]) != out.stride()
+
+
 @st.composite
 def pointwise_inputs(draw, dtypes):
     """Inputs with broadcast-compatible shapes, one per dtype."""

@@ -1,0 +1,109 @@
+"""Copies and fills: `copy_`, `clone`, `contiguous`, `fill_`, `zero_`.
+
+`copy_` is the op behind every assignment (`x[0] = y` is `x.select(0, 0).copy_(y)`): it broadcasts `src` to
+`self`'s shape, casts it to `self`'s dtype, and writes through the single write path (backends.write), so
+the elements land in `self`'s storage whatever its strides. `clone` allocates with the input's layout
+(PyTorch's `preserve_format`) and copies; `contiguous` returns the tensor itself when it already is.
+"""
+
+from .._dispatch_key import CompositeImplicitAutograd
+from .._strides import broadcast_shapes, contiguous_strides
+from .._tensor import Tensor
+from ..backends import ARRAY_MODULES, empty, write
+from ..dispatch.dispatcher import impl
+from ._define import bind_method, define, register_kernel
+from .factories import preserve_strides
+
+
+def _host_or_same(src, device):
+    """`src`'s array, moved to `device`'s memory when the two differ (a copy across devices)."""
+    if src._storage.device == device:
+        return src._data()
+    host = src._host_array()
+    return ARRAY_MODULES[device.type].asarray(host)
+
+
+def copy_kernel(ks, self, src, non_blocking=False):
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}")
+    shape = broadcast_shapes(self._sizes, src._sizes)
+    if shape != self._sizes:
+        # PyTorch's message names the target as `a` and the source as `b`
+        raise RuntimeError(
+            f"output with shape {list(self._sizes)} doesn't match the broadcast shape {list(shape)}")
+    if self._storage._data is None or src._storage._data is None:
+        return self
+    write(self, _host_or_same(src, self.device))
+    return self
+
+
+copy_op = define("copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)")
+register_kernel(copy_op, copy_kernel)
+
+
+def fill_kernel(ks, self, value):
+    if isinstance(value, Tensor):
+        if value.dim() != 0:
+            raise RuntimeError(
+                f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions.")
+        value = value.item()
+    write(self, value)
+    return self
+
+
+fill_op = define("fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)")
+register_kernel(fill_op, fill_kernel)
+zero_op = define("zero_(Tensor(a!) self) -> Tensor(a!)")
+register_kernel(zero_op, lambda ks, self: fill_kernel(ks, self, 0))
+
+
+def clone_kernel(ks, self, memory_format=None):
+    if memory_format in (None, "preserve_format"):
+        strides = preserve_strides(self)
+    else:
+        strides = contiguous_strides(self._sizes)
+    out = empty(self._sizes, self.dtype, self.device, strides)
+    if self._storage._data is not None:
+        ARRAY_MODULES[self.device.type].copyto(out._data(), self._data())
+    return out
+
+
+clone_op = define("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor")
+register_kernel(clone_op, clone_kernel)
+
+
+def _contiguous(self, memory_format="contiguous_format"):
+    if self.is_contiguous():
+        return self          # PyTorch returns the very same tensor object
+    return clone_op(self, memory_format="contiguous_format")
+
+
+contiguous_op = define("contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)")
+impl(contiguous_op, CompositeImplicitAutograd, lambda ks, self, memory_format: _contiguous(self, memory_format))
+
+
+def clone(input, *, memory_format=None):
+    return clone_op(input, memory_format=_format_name(memory_format))
+
+
+def _format_name(memory_format):
+    return memory_format if memory_format is None or isinstance(memory_format, str) else str(memory_format)
+
+
+def copy_(self, src, non_blocking=False):
+    return copy_op(self, src, non_blocking)
+
+
+def fill_(self, value):
+    return fill_op(self, value)
+
+
+def zero_(self):
+    return zero_op(self)
+
+
+bind_method("copy_", copy_)
+bind_method("fill_", fill_)
+bind_method("zero_", zero_)
+bind_method("clone", clone)
+bind_method("contiguous", lambda self, memory_format="contiguous_format": contiguous_op(self, memory_format=memory_format))

@@ -1,0 +1,138 @@
+"""`tensor[index]` and `tensor[index] = value`.
+
+*Basic* indexing (ints, slices with positive steps, `None`, `...`) only moves through the tensor's geometry,
+so it returns a **view**: each int is a `select`, each slice a `slice`, each `None` an `unsqueeze`. PyTorch
+does the same in torch/csrc/autograd/python_variable_indexing.cpp (`applySlicing`); a dispatch trace of
+`x[1:, 0]` shows `aten.slice.Tensor` then `aten.select.int`.
+
+*Advanced* indexing (index tensors, lists, bool masks) gathers elements that no (offset, strides) can
+describe, so it returns a **copy** (`aten.index.Tensor`); see `advanced_getitem` / `advanced_setitem`.
+
+Assignment always writes in place, through views: `x[i] = v` is `x[i].copy_(v)` (or `fill_` for a number),
+so the write goes through the one write path and bumps the shared version counter once.
+"""
+
+import numpy as np
+
+from .._tensor import Tensor
+from . import views
+
+# Filled in by the advanced-indexing module: fn(self, index_tuple) and fn(self, index_tuple, value).
+advanced_getitem = None
+advanced_setitem = None
+
+
+def _is_basic(i):
+    """ints, slices, None and `...` select through views; a 0-dim integer tensor counts as an int."""
+    if i is None or i is Ellipsis or isinstance(i, slice):
+        return True
+    if isinstance(i, (bool, list, tuple, np.ndarray)):
+        return False
+    if isinstance(i, Tensor):
+        return i.dim() == 0 and not i.dtype.is_floating_point and i.dtype.name != "bool"
+    return hasattr(i, "__index__")
+
+
+def _as_tuple(index):
+    if isinstance(index, tuple):
+        return index
+    return (index,)
+
+
+def _check_ellipsis(index):
+    if sum(i is Ellipsis for i in index) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+
+
+def _consumed(i):
+    """How many dims of the tensor an index element uses up."""
+    if i is None or i is Ellipsis or isinstance(i, bool):
+        return 0
+    if isinstance(i, Tensor) and i.dtype.name in ("bool", "uint8"):
+        return max(i.dim(), 1) if i.dim() else 0
+    if isinstance(i, (Tensor, np.ndarray)) and getattr(i, "ndim", 1) == 0 and not isinstance(i, Tensor):
+        return 1
+    return 1
+
+
+def basic_getitem(self, index):
+    """Apply ints, slices, None and Ellipsis as views, from the first dim on."""
+    specified = sum(_consumed(i) for i in index)
+    if specified > self.dim():
+        raise IndexError(f"too many indices for tensor of dimension {self.dim()}")
+    result, dim = self, 0
+    for i in index:
+        if i is None:
+            result = views.unsqueeze(result, dim)
+            dim += 1
+        elif i is Ellipsis:
+            dim += self.dim() - specified
+        elif isinstance(i, slice):
+            step = 1 if i.step is None else _as_int(i.step)
+            if step <= 0:
+                raise ValueError("step must be greater than zero")
+            start = None if i.start is None else _as_int(i.start)
+            stop = None if i.stop is None else _as_int(i.stop)
+            result = views.slice_op(result, dim, start, stop, step)
+            dim += 1
+        else:
+            i = _as_int(i)
+            size = result._sizes[dim]
+            if not -size <= i < size:
+                raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
+            result = views.select(result, dim, i)
+    if result is self:
+        result = self._alias()     # x[...] and x[()] are views too, never the tensor itself
+    return result
+
+
+def _as_int(i):
+    if isinstance(i, Tensor):
+        return int(i.item())
+    if not hasattr(i, "__index__"):
+        raise TypeError(
+            "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices "
+            f"(got {type(i).__name__})")
+    return i.__index__()
+
+
+def getitem(self, index):
+    index = _as_tuple(index)
+    _check_ellipsis(index)
+    if not all(_is_basic(i) for i in index):
+        if advanced_getitem is None:
+            raise IndexError("advanced indexing is not available")
+        return advanced_getitem(self, index)
+    if self.dim() == 0 and any(isinstance(i, (int, slice)) for i in index):
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
+                         "in C++ to convert a 0-dim tensor to a number")
+    return basic_getitem(self, index)
+
+
+def _strip_leading_ones(value, ndim):
+    """PyTorch lets `x[0] = v` take a v with extra leading size-1 dims (copy_to's slicePrefix1sSize)."""
+    while value.dim() > ndim and value._sizes[0] == 1:
+        value = views.squeeze(value, 0)
+    return value
+
+
+def setitem(self, index, value):
+    index = _as_tuple(index)
+    _check_ellipsis(index)
+    if not all(_is_basic(i) for i in index):
+        if advanced_setitem is None:
+            raise IndexError("advanced indexing is not available")
+        advanced_setitem(self, index, value)
+        return
+    target = basic_getitem(self, index) if index else self._alias()
+    if isinstance(value, Tensor):
+        target.copy_(_strip_leading_ones(value, target.dim()))
+    elif isinstance(value, (list, tuple, np.ndarray)):
+        from .factories import tensor
+        target.copy_(_strip_leading_ones(tensor(value, dtype=self.dtype), target.dim()))
+    else:
+        target.fill_(value)
+
+
+Tensor.__getitem__ = getitem
+Tensor.__setitem__ = setitem

@@ -1,0 +1,305 @@
+"""The parity harness: run the same case on teachtorch and on PyTorch CPU, and compare everything.
+
+    check(lambda lib, x, y: lib.add(x, y, alpha=2), P(a), P(b, "permuted"))
+
+`fn(lib, *args)` is called twice, with `lib` = teachtorch then torch, and each `P(...)` argument turned into
+that library's tensor with the *same memory layout* (contiguous, permuted, sliced with steps, offset,
+expanded). Results are compared on values, dtype, shape, strides, storage offset, contiguity, and whether
+they share storage with an input; if torch raises, teachtorch must raise the same error type, and the same
+message unless `msg=False`.
+
+`check_inplace(fn, P(...), ...)` puts the first argument inside a larger storage filled with sentinels, runs
+the in-place `fn` on both, and compares the *whole* storage: values inside the view, and the untouched
+sentinels outside it. It also checks that `fn` returned the target itself, kept its storage and strides,
+and bumped its version exactly once.
+
+Hypothesis strategies: `layouts()` draws a layout name, `shapes()` a shape, `P.draw(...)` a whole input.
+"""
+
+import math
+
+import numpy as np
+import torch
+from hypothesis import strategies as st
+
+import teachtorch as tt
+
+LAYOUTS = ("contiguous", "permuted", "sliced", "offset", "expanded")
+
+TORCH_DTYPE = {d.name: getattr(torch, d.name) for d in tt._dtype.ALL_DTYPES}
+TT_DTYPE = {v: tt._dtype._lookup(k) for k, v in TORCH_DTYPE.items()}
+
+
+def dtype_name(d):
+    return str(d).replace("torch.", "")
+
+
+class P:
+    """An input given as NumPy values plus a layout; `build(lib)` makes it in either library.
+
+    The values the tensor shows are `self.values` in every layout (for "expanded" they are first made
+    constant along the expanded dim, so that an expanded view can show them).
+    """
+
+    def __init__(self, values, layout="contiguous", dtype=None, requires_grad=False, seed=0):
+        values = np.asarray(values)
+        if dtype is not None:
+            values = values.astype(np.dtype(dtype_name(dtype)) if not isinstance(dtype, str) else dtype)
+        self.layout = layout
+        self.requires_grad = requires_grad
+        self.seed = seed
+        rng = np.random.default_rng(seed)
+        self.perm = tuple(rng.permutation(values.ndim)) if values.ndim else ()
+        self.expand_dim = None
+        if layout == "expanded" and values.ndim:
+            d = int(np.argmax(values.shape))   # expand along the largest dim
+            self.expand_dim = d
+            values = np.broadcast_to(np.take(values, [0], axis=d), values.shape).copy()
+        self.values = values
+
+    def build(self, lib):
+        v = self.values
+        dt = TORCH_DTYPE[v.dtype.name] if lib is torch else tt._dtype.from_numpy_dtype(v.dtype)
+        mk = lambda a: lib.tensor(np.ascontiguousarray(a).tolist() if a.ndim else a.item(), dtype=dt)
+        if self.layout == "contiguous" or v.ndim == 0:
+            t = mk(v)
+        elif self.layout == "permuted":
+            # store the data with dims in another order, then permute back: same values, permuted strides
+            inv = np.argsort(self.perm)
+            t = mk(v.transpose(self.perm)).permute(*[int(i) for i in inv])
+        elif self.layout == "sliced":
+            # every dim stepped by 2 inside a bigger buffer, starting at index 1
+            big = np.zeros(tuple(2 * s + 1 for s in v.shape), dtype=v.dtype)
+            big[tuple(slice(1, None, 2) for _ in v.shape)] = v
+            t = mk(big)[tuple(slice(1, None, 2) for _ in v.shape)]
+        elif self.layout == "offset":
+            flat = np.concatenate([np.zeros(3, dtype=v.dtype), v.ravel()])
+            t = mk(flat)[3:].view(*v.shape) if v.size else mk(flat)[3:3].view(*v.shape)
+        elif self.layout == "expanded":
+            d = self.expand_dim
+            t = mk(np.take(v, [0], axis=d)).expand(*v.shape)
+        else:
+            raise ValueError(self.layout)
+        if self.requires_grad:
+            t.requires_grad_(True)
+        return t
+
+    def __repr__(self):
+        return f"P(shape={self.values.shape}, dtype={self.values.dtype}, layout={self.layout})"
+
+
+def _build(arg, lib):
+    if isinstance(arg, P):
+        return arg.build(lib)
+    if isinstance(arg, (list, tuple)) and any(isinstance(a, P) for a in arg):
+        return type(arg)(_build(a, lib) for a in arg)
+    if isinstance(arg, tt.dtype) and lib is torch:
+        return TORCH_DTYPE[arg.name]
+    return arg
+
+
+# ---- comparing results ----------------------------------------------------------------------------------
+
+
+def assert_same(a, b, *, rtol=None, atol=None, strides=True, path="result", equal_nan=True):
+    """Compare a teachtorch result `a` with a torch result `b`, recursively for tuples and lists."""
+    if isinstance(b, torch.Tensor):
+        assert isinstance(a, tt.Tensor), f"{path}: expected a Tensor, got {type(a).__name__}"
+        assert dtype_name(a.dtype) == dtype_name(b.dtype), f"{path}: dtype {a.dtype} != {b.dtype}"
+        assert tuple(a.shape) == tuple(b.shape), f"{path}: shape {tuple(a.shape)} != {tuple(b.shape)}"
+        if strides and b.numel() > 1:
+            assert a.stride() == b.stride(), f"{path}: strides {a.stride()} != {b.stride()} (shape {tuple(b.shape)})"
+            assert a.is_contiguous() == b.is_contiguous(), f"{path}: is_contiguous differs"
+        av = a.detach().numpy() if a.device.type == "cpu" else a.detach().cpu().numpy()
+        bv = b.detach().numpy()
+        if b.dtype.is_floating_point:
+            r = rtol if rtol is not None else {torch.float16: 1e-3, torch.float32: 1.3e-6, torch.float64: 1e-7}[b.dtype]
+            at = atol if atol is not None else {torch.float16: 1e-3, torch.float32: 1e-5, torch.float64: 1e-7}[b.dtype]
+            np.testing.assert_allclose(av.astype(np.float64), bv.astype(np.float64), rtol=r, atol=at,
+                                       equal_nan=equal_nan, err_msg=path)
+        else:
+            np.testing.assert_array_equal(av, bv, err_msg=path)
+        assert a.requires_grad == b.requires_grad, f"{path}: requires_grad {a.requires_grad} != {b.requires_grad}"
+        return
+    if isinstance(b, (tuple, list)):
+        assert isinstance(a, (tuple, list)), f"{path}: expected a sequence, got {type(a).__name__}"
+        assert len(a) == len(b), f"{path}: length {len(a)} != {len(b)}"
+        for i, (x, y) in enumerate(zip(a, b)):
+            assert_same(x, y, rtol=rtol, atol=atol, strides=strides, path=f"{path}[{i}]", equal_nan=equal_nan)
+        return
+    if isinstance(b, torch.Size):
+        assert tuple(a) == tuple(b), f"{path}: {a} != {b}"
+        return
+    if isinstance(b, torch.dtype):
+        assert dtype_name(a) == dtype_name(b), f"{path}: {a} != {b}"
+        return
+    if isinstance(b, float) and math.isnan(b):
+        assert isinstance(a, float) and math.isnan(a), f"{path}: {a} != nan"
+        return
+    if isinstance(b, float):
+        assert a == b or abs(a - b) <= 1e-6 * max(1.0, abs(b)), f"{path}: {a} != {b}"
+        return
+    assert a == b, f"{path}: {a!r} != {b!r}"
+
+
+def _shares(result, inputs, lib):
+    """For each input tensor: does the result (or its first tensor) share its storage?"""
+    r = result[0] if isinstance(result, (tuple, list)) and result else result
+    if not isinstance(r, (tt.Tensor, torch.Tensor)):
+        return None
+    out = []
+    for x in inputs:
+        if isinstance(x, (tt.Tensor, torch.Tensor)):
+            if lib is torch:
+                out.append(r.untyped_storage().data_ptr() == x.untyped_storage().data_ptr() and r.numel() > 0)
+            else:
+                out.append(r.untyped_storage().data_ptr() == x.untyped_storage().data_ptr() and r.numel() > 0)
+    return out
+
+
+def check(fn, *args, msg=True, rtol=None, atol=None, strides=True, offset=True, share=True, **kwargs):
+    """Run `fn(lib, *args, **kwargs)` on both libraries and compare results or errors."""
+    tt_args = [_build(a, tt) for a in args]
+    th_args = [_build(a, torch) for a in args]
+    tt_kwargs = {k: _build(v, tt) for k, v in kwargs.items()}
+    th_kwargs = {k: _build(v, torch) for k, v in kwargs.items()}
+    try:
+        expected = fn(torch, *th_args, **th_kwargs)
+    except Exception as e:  # torch refused: teachtorch must refuse the same way
+        try:
+            got = fn(tt, *tt_args, **tt_kwargs)
+        except Exception as f:
+            assert isinstance(f, type(e)) or type(f).__name__ == type(e).__name__, (
+                f"error type {type(f).__name__}({f}) != {type(e).__name__}({e})")
+            if msg is True:
+                assert str(f) == str(e), f"error message:\n  got      {f}\n  expected {e}"
+            elif isinstance(msg, str):
+                assert msg in str(f), f"error message {f!r} lacks {msg!r}"
+            return e
+        raise AssertionError(f"torch raised {type(e).__name__}({e}) but teachtorch returned {got!r}")
+    got = fn(tt, *tt_args, **tt_kwargs)
+    assert_same(got, expected, rtol=rtol, atol=atol, strides=strides)
+    if offset and isinstance(expected, torch.Tensor) and expected.numel() > 0:
+        # the offset only matters for a view; a fresh result starts at 0 in both
+        assert got.storage_offset() == expected.storage_offset(), (
+            f"storage_offset {got.storage_offset()} != {expected.storage_offset()}")
+    if share:
+        assert _shares(got, tt_args, tt) == _shares(expected, th_args, torch), "aliasing (shared storage) differs"
+    return got
+
+
+# ---- in-place writes into every layout -------------------------------------------------------------------
+
+
+def _sentinel(dtype):
+    return np.nan if np.dtype(dtype).kind == "f" else (7 if np.dtype(dtype).kind in "iu" else True)
+
+
+def build_in_sentinel_storage(p, lib):
+    """The input `p` as a view inside a bigger storage whose other elements hold a sentinel.
+
+    Returns (view, base), base being a contiguous 1-D tensor over the whole storage.
+    """
+    v = p.values
+    n_pad = 5
+    numel = max(v.size, 1)
+    span = 2 * numel + 2 * n_pad + 1
+    dt = TORCH_DTYPE[v.dtype.name] if lib is torch else tt._dtype.from_numpy_dtype(v.dtype)
+    base = lib.full((span,), _sentinel(v.dtype).item() if isinstance(_sentinel(v.dtype), np.generic) else
+                    _sentinel(v.dtype), dtype=dt)
+    shape = v.shape
+    contiguous = [1] * len(shape)
+    for d in range(len(shape) - 2, -1, -1):
+        contiguous[d] = contiguous[d + 1] * max(shape[d + 1], 1)
+    if p.layout == "permuted" and v.ndim > 1:
+        inv = np.argsort(p.perm)
+        pshape = [shape[i] for i in p.perm]
+        pstr = [1] * len(shape)
+        for d in range(len(shape) - 2, -1, -1):
+            pstr[d] = pstr[d + 1] * max(pshape[d + 1], 1)
+        strides = [pstr[int(i)] for i in inv]
+        off = n_pad
+    elif p.layout == "sliced":
+        strides = [2 * s for s in contiguous]
+        off = n_pad
+    else:  # contiguous and offset (expanded targets are tested separately: writing into them must fail)
+        strides = contiguous
+        off = n_pad if p.layout == "offset" else 0
+    view = lib.as_strided(base, shape, strides, off)
+    view.copy_(lib.tensor(v.tolist() if v.ndim else v.item(), dtype=dt))
+    return view, base
+
+
+def check_inplace(fn, target, *args, msg=True, rtol=None, atol=None, **kwargs):
+    """Run in-place `fn(lib, target, *args)` with `target` inside a sentinel-filled storage; compare all."""
+    assert isinstance(target, P)
+    results = {}
+    for lib in (torch, tt):
+        view, base = build_in_sentinel_storage(target, lib)
+        before = (view.untyped_storage().data_ptr(), view.stride(), view.storage_offset(), view._version)
+        a = [_build(x, lib) for x in args]
+        k = {key: _build(v, lib) for key, v in kwargs.items()}
+        try:
+            out = fn(lib, view, *a, **k)
+        except Exception as e:
+            results[lib] = ("error", e, base.clone())
+            continue
+        results[lib] = ("ok", (out, view, before), base)
+    kind_t, res_t, base_t = results[torch]
+    kind_m, res_m, base_m = results[tt]
+    if kind_t == "error":
+        assert kind_m == "error", f"torch raised {res_t!r}; teachtorch did not"
+        assert type(res_m).__name__ == type(res_t).__name__, f"{type(res_m).__name__}({res_m}) != {type(res_t).__name__}({res_t})"
+        if msg is True:
+            assert str(res_m) == str(res_t), f"error message:\n  got      {res_m}\n  expected {res_t}"
+        # a failed in-place op leaves its target unchanged
+        assert_same(base_m, base_t, rtol=rtol, atol=atol, path="storage after a failed in-place op")
+        return
+    assert kind_m == "ok", f"teachtorch raised {res_m!r}"
+    out, view, before = res_m
+    assert out is view, "an in-place op must return its target itself"
+    assert (view.untyped_storage().data_ptr(), view.stride(), view.storage_offset()) == before[:3], \
+        "the target's storage, strides or offset changed"
+    assert view._version == before[3] + 1, f"version bumped {view._version - before[3]} times, not once"
+    # the whole storage: the values inside the view, and the sentinels outside it
+    assert_same(base_m, base_t, rtol=rtol, atol=atol, path="whole storage")
+
+
+# ---- hypothesis strategies -------------------------------------------------------------------------------
+
+
+def shapes(min_dims=0, max_dims=4, min_side=0, max_side=5):
+    return st.lists(st.integers(min_side, max_side), min_size=min_dims, max_size=max_dims).map(tuple)
+
+
+def layouts(allow_expanded=True):
+    return st.sampled_from(LAYOUTS if allow_expanded else LAYOUTS[:-1])
+
+
+@st.composite
+def inputs(draw, shape=None, dtype="float32", allow_expanded=True, low=-3, high=3, layout=None):
+    """A `P` with random values of `dtype`, random layout, and `shape` (drawn when None)."""
+    shape = draw(shapes()) if shape is None else shape
+    layout = draw(layouts(allow_expanded)) if layout is None else layout
+    seed = draw(st.integers(0, 2**16))
+    rng = np.random.default_rng(seed)
+    if dtype == "bool":
+        values = rng.random(shape) > 0.5
+    elif np.dtype(dtype).kind in "iu":
+        lo = max(low, np.iinfo(dtype).min)
+        values = rng.integers(lo, high + 1, size=shape).astype(dtype)
+    else:
+        values = (rng.random(shape) * (high - low) + low).astype(dtype)
+    return P(values, layout, seed=seed)
+
+
+def rand(*shape, dtype="float32", layout="contiguous", seed=0, low=-3, high=3):
+    """A `P` with reproducible random values."""
+    rng = np.random.default_rng(seed)
+    if dtype == "bool":
+        values = rng.random(shape) > 0.5
+    elif np.dtype(dtype).kind in "iu":
+        values = rng.integers(max(low, np.iinfo(dtype).min), high + 1, size=shape).astype(dtype)
+    else:
+        values = (rng.random(shape) * (high - low) + low).astype(dtype)
+    return P(values, layout, seed=seed)
