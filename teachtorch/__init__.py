@@ -25,6 +25,8 @@ from .autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_
 from .ops import *  # noqa: F401,F403
 from .ops import __all__ as _ops_all
 from ._repr import set_printoptions, get_printoptions, printoptions
+from . import library
+from .dispatch import ops
 
 half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64

@@ -65,6 +65,9 @@ class UntypedStorage:
     def typed_array(self, dtype, offset, sizes, strides):
         """The NumPy view of a tensor: `(offset, sizes, strides)` in elements of `dtype`, over these bytes."""
         itemsize = dtype.itemsize
+        if 0 in sizes:
+            # no elements: the offset may even point past the end (an empty slice at the end is legal)
+            return np.ndarray(sizes, dtype.numpy)
         return np.ndarray(
             sizes, dtype.numpy, buffer=self._data, offset=offset * itemsize,
             strides=[s * itemsize for s in strides],

@@ -54,13 +54,17 @@ class P:
         if layout == "expanded" and values.ndim:
             d = int(np.argmax(values.shape))   # expand along the largest dim
             self.expand_dim = d
-            values = np.broadcast_to(np.take(values, [0], axis=d), values.shape).copy()
+            if values.shape[d] == 0:           # all dims empty: expand a size-1 dim to size 0
+                self.expand_src = np.zeros(values.shape[:d] + (1,) + values.shape[d + 1:], values.dtype)
+            else:
+                self.expand_src = np.take(values, [0], axis=d)
+            values = np.broadcast_to(self.expand_src, values.shape).copy()
         self.values = values
 
     def build(self, lib):
         v = self.values
         dt = TORCH_DTYPE[v.dtype.name] if lib is torch else tt._dtype.from_numpy_dtype(v.dtype)
-        mk = lambda a: lib.tensor(np.ascontiguousarray(a).tolist() if a.ndim else a.item(), dtype=dt)
+        mk = lambda a: lib.tensor(np.ascontiguousarray(a), dtype=dt)
         if self.layout == "contiguous" or v.ndim == 0:
             t = mk(v)
         elif self.layout == "permuted":
@@ -76,8 +80,7 @@ class P:
             flat = np.concatenate([np.zeros(3, dtype=v.dtype), v.ravel()])
             t = mk(flat)[3:].view(*v.shape) if v.size else mk(flat)[3:3].view(*v.shape)
         elif self.layout == "expanded":
-            d = self.expand_dim
-            t = mk(np.take(v, [0], axis=d)).expand(*v.shape)
+            t = mk(self.expand_src).expand(*v.shape)
         else:
             raise ValueError(self.layout)
         if self.requires_grad:
@@ -226,7 +229,7 @@ def build_in_sentinel_storage(p, lib):
         strides = contiguous
         off = n_pad if p.layout == "offset" else 0
     view = lib.as_strided(base, shape, strides, off)
-    view.copy_(lib.tensor(v.tolist() if v.ndim else v.item(), dtype=dt))
+    view.copy_(lib.tensor(np.ascontiguousarray(v), dtype=dt))
     return view, base
 
 

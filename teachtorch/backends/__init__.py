@@ -84,12 +84,15 @@ def check_writable(dst):
             "location. Please clone() the tensor before performing the operation.")
 
 
-def write(dst, value):
+def write(dst, value, check_overlap=True):
     """Write `value` (an array of dst's shape or broadcastable to it, or a scalar) into `dst`, in place.
 
     Callers validate everything (shapes, dtypes) *before* calling, so a failing op leaves dst unchanged.
+    `check_overlap=False` is for fills, which PyTorch allows into overlapping tensors (every element gets
+    the same value, so the order of writes cannot matter).
     """
-    check_writable(dst)
+    if check_overlap:
+        check_writable(dst)
     if dst._storage._data is None:   # meta tensors have no bytes to write
         return dst
     xp = ARRAY_MODULES[dst._storage.device.type]

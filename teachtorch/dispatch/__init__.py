@@ -10,6 +10,8 @@ from .dispatcher import (
     FALLTHROUGH, OPERATORS, call, define, impl, keyset_of, lookup, redispatch, register_fallback, tls,
 )
 from .trace import DispatchEvent, TensorInfo, trace
+from .python_mode import TorchDispatchMode
+from .ops_namespace import ops
 
 
 def dump_table(name):

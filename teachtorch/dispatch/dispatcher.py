@@ -78,6 +78,9 @@ class OpOverload:
     def __repr__(self):
         return f"<OpOverload {self.name}>"
 
+    def __str__(self):
+        return self.name.replace("::", ".")    # "aten.add.Tensor", as PyTorch prints an OpOverload
+
     @property
     def __doc__(self):
         return str(self.schema)

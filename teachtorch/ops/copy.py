@@ -47,7 +47,7 @@ def fill_kernel(ks, self, value):
             raise RuntimeError(
                 f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions.")
         value = value.item()
-    write(self, value)
+    write(self, value, check_overlap=False)
     return self
 
 
@@ -107,3 +107,6 @@ bind_method("fill_", fill_)
 bind_method("zero_", zero_)
 bind_method("clone", clone)
 bind_method("contiguous", lambda self, memory_format="contiguous_format": contiguous_op(self, memory_format=memory_format))
+
+
+__all__ = ['clone']

@@ -277,3 +277,6 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
 
 def _rebuild(values, dtype_name, device, requires_grad):
     return tensor(values, dtype=_dtype._lookup(dtype_name), device=device, requires_grad=requires_grad)
+
+
+__all__ = ['arange', 'as_tensor', 'empty', 'empty_like', 'empty_strided', 'from_numpy', 'full', 'full_like', 'ones', 'ones_like', 'tensor', 'zeros', 'zeros_like']

@@ -39,11 +39,6 @@ def _as_tuple(index):
     return (index,)
 
 
-def _check_ellipsis(index):
-    if sum(i is Ellipsis for i in index) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-
-
 def _consumed(i):
     """How many dims of the tensor an index element uses up."""
     if i is None or i is Ellipsis or isinstance(i, bool):
@@ -66,10 +61,12 @@ def basic_getitem(self, index):
             result = views.unsqueeze(result, dim)
             dim += 1
         elif i is Ellipsis:
-            dim += self.dim() - specified
+            dim += self.dim() - specified    # (PyTorch lets every `...` in an index skip this many dims)
         elif isinstance(i, slice):
             step = 1 if i.step is None else _as_int(i.step)
-            if step <= 0:
+            if step == 0:
+                raise ValueError("slice step cannot be zero")
+            if step < 0:
                 raise ValueError("step must be greater than zero")
             start = None if i.start is None else _as_int(i.start)
             stop = None if i.stop is None else _as_int(i.stop)
@@ -77,6 +74,9 @@ def basic_getitem(self, index):
             dim += 1
         else:
             i = _as_int(i)
+            if dim >= result.dim():   # only reachable with several `...`; select raises PyTorch's error
+                result = views.select(result, dim, i)
+                continue
             size = result._sizes[dim]
             if not -size <= i < size:
                 raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
@@ -98,7 +98,6 @@ def _as_int(i):
 
 def getitem(self, index):
     index = _as_tuple(index)
-    _check_ellipsis(index)
     if not all(_is_basic(i) for i in index):
         if advanced_getitem is None:
             raise IndexError("advanced indexing is not available")
@@ -118,7 +117,6 @@ def _strip_leading_ones(value, ndim):
 
 def setitem(self, index, value):
     index = _as_tuple(index)
-    _check_ellipsis(index)
     if not all(_is_basic(i) for i in index):
         if advanced_setitem is None:
             raise IndexError("advanced indexing is not available")
@@ -136,3 +134,6 @@ def setitem(self, index, value):
 
 Tensor.__getitem__ = getitem
 Tensor.__setitem__ = setitem
+
+
+__all__ = []

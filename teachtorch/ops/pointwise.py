@@ -109,3 +109,6 @@ Tensor.__mul__ = Tensor.__rmul__ = lambda self, other: call(_mul_op, (self, othe
 Tensor.__imul__ = lambda self, other: call(_mul_inplace, (self, other))
 Tensor.__neg__ = lambda self: call(OPS["neg"][0], (self,))
 Tensor.__pos__ = lambda self: self
+
+
+__all__ = ['add', 'mul', 'multiply', 'neg', 'negative', 'rsub', 'sub', 'subtract']

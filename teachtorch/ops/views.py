@@ -207,6 +207,8 @@ def permute_kernel(self, dims):
 
 
 def permute(self, *dims):
+    if not dims:
+        raise TypeError('permute() missing 1 required positional arguments: "dims"')
     return permute_kernel(self, _int_list(dims, "dims"))
 
 
@@ -313,6 +315,8 @@ def expand_kernel(self, size, implicit=False):
 
 
 def expand(self, *size):
+    if not size:
+        raise TypeError('expand() missing 1 required positional arguments: "size"')
     return expand_kernel(self, _int_list(size))
 
 
@@ -596,3 +600,6 @@ Tensor.T = property(_T)
 Tensor.mT = property(_mT)
 Tensor.H = property(_T)
 Tensor.mH = property(_mT)
+
+
+__all__ = ['as_strided', 'broadcast_shapes', 'broadcast_tensors', 'broadcast_to', 'chunk', 'detach', 'diagonal', 'expand_as', 'flatten', 'movedim', 'moveaxis', 'narrow', 'permute', 'reshape', 'select', 'split', 'squeeze', 'swapaxes', 'swapdims', 't', 'transpose', 'unbind', 'unflatten', 'unfold', 'unsqueeze', 'view_as']
