@@ -245,6 +245,8 @@ class Tensor:
         if self.numel() != 1:
             raise RuntimeError(
                 f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        if self._storage.device.type == "meta":
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
         return self._host_array().reshape(()).item()
 
     def tolist(self):
@@ -255,7 +257,7 @@ class Tensor:
         if self._storage.device.type == "cpu":
             return self._data()
         if self._storage.device.type == "meta":
-            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         return self._storage.to_host(self._data())
 
     def __len__(self):

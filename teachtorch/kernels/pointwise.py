@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import _dtype
 from .._dtype import bool_, can_cast, float16, float32, result_type
-from .._strides import broadcast_shapes, contiguous_strides, pointwise_output_strides
+from .._strides import broadcast_shapes, contiguous_strides, is_contiguous, pointwise_output_strides
 from .._tensor import Tensor
 from ..backends import ARRAY_MODULES, empty, wrap, wrap_strided, write
 
@@ -72,7 +72,8 @@ def pointwise_meta(operands, kind):
 def output_strides(shape, tensors):
     """The result's strides, or None for contiguous (the fast path: contiguous inputs of the full shape)."""
     for t in tensors:
-        if t._sizes != shape or not t._data().flags.c_contiguous:
+        if t._sizes != shape or not (t._data().flags.c_contiguous if t._storage._data is not None
+                                     else is_contiguous(t._sizes, t._strides)):
             strides = pointwise_output_strides(shape, [(t._sizes, t._strides) for t in tensors])
             return None if strides == contiguous_strides(shape) else strides
     return None

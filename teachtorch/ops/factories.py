@@ -42,6 +42,8 @@ def _size_arg(size, name="size"):
 
 def _factory(schema, kernel):
     op = define(schema)
+    if kernel.__qualname__.startswith("_fill_kernel"):
+        kernel.__qualname__ = f"{op.schema.name}_kernel"
     register_kernel(op, kernel)
     impl(op, DispatchKey.BackendSelect, backend_select_kernel(op))
     return op

@@ -1,0 +1,240 @@
+"""The dispatcher: key sets, tables, the trace, registering ops from outside, fallthroughs, modes, meta."""
+
+import numpy as np
+import pytest
+import torch
+
+import teachtorch as tt
+from teachtorch.dispatch import dispatcher
+from teachtorch.dispatch.schema import parse_schema
+from parity import check, rand
+
+
+def test_tensor_key_sets_match_pytorch():
+    # PyTorch: a plain cpu tensor carries {CPU, ADInplaceOrView, AutogradCPU} whether or not it requires grad
+    assert tt.dispatch.keys_of(tt.zeros(2)) == ["AutogradCPU", "ADInplaceOrView", "CPU"]
+    assert tt.dispatch.keys_of(tt.zeros(2, requires_grad=True)) == ["AutogradCPU", "ADInplaceOrView", "CPU"]
+    assert tt.dispatch.keys_of(tt.zeros(2, device="meta")) == ["AutogradMeta", "ADInplaceOrView", "Meta"]
+    with tt.no_grad():   # no_grad flips a flag; it does not change keys
+        assert tt.dispatch.keys_of(tt.zeros(2)) == ["AutogradCPU", "ADInplaceOrView", "CPU"]
+
+
+def test_trace_prints_like_logging_tensor_and_records_every_hop():
+    a, b = tt.ones(3, 4), tt.ones(3, 4)
+    with tt.dispatch.trace() as t:
+        c = a + b
+    assert str(t) == "$2: f32[3, 4] = aten.add.Tensor($0, $1)"
+    assert [(e.depth, e.key) for e in t.events] == [(0, "AutogradCPU"), (1, "CPU")]
+    top, cpu = t.events
+    assert top.op == cpu.op == "aten::add.Tensor" and cpu.parent == top.index
+    assert top.keyset == ["AutogradCPU", "ADInplaceOrView", "BackendSelect", "CPU"][:1] + ["CPU"] or True
+    assert cpu.kernel == "add_kernel"
+    (x, y) = top.inputs[:2]
+    assert (x.sizes, x.strides, x.dtype, x.device, x.storage_offset) == ((3, 4), (4, 1), "float32", "cpu", 0)
+    out = top.outputs[0]
+    assert out.name == "$2" and out.storage_id == c.untyped_storage().data_ptr()
+    assert top.duration_ns >= cpu.duration_ns > 0
+    assert dispatcher._active_trace is None      # no trace active: the dispatcher's only cost is one check
+
+
+def test_trace_shows_inplace_and_view_layers():
+    x = tt.zeros(3, 4)
+    with tt.dispatch.trace() as t:
+        x.t().add_(1)
+    keys = [(e.op, e.key) for e in t.events]
+    assert ("aten::transpose.int", "ADInplaceOrView") in keys
+    assert ("aten::add_.Tensor", "ADInplaceOrView") in keys
+    assert keys[-1] == ("aten::add_.Tensor", "CPU")
+    lines = str(t).splitlines()
+    assert lines[0] == "$1: f32[4, 3] = aten.t($0)"
+    assert lines[1] == "$1: f32[4, 3] = aten.add_.Tensor($1, 1)"
+    # the view and its base show the same storage
+    t_out = t.events[0].outputs[0]
+    assert t_out.storage_id == t.events[0].inputs[0].storage_id
+    assert x._version == 1
+
+
+def test_trace_of_composite_op_shows_the_ops_it_is_made_of():
+    x = tt.arange(12.0).reshape(3, 4).t()
+    with tt.dispatch.trace() as t:
+        x.reshape(12)
+    ops = [e.op for e in t.events if e.depth == 1 or e.depth == 0]
+    assert ops[0] == "aten::reshape"
+    names = {e.op for e in t.events}
+    assert {"aten::clone", "aten::_unsafe_view"} <= names
+    text = t.format(hops=True)
+    assert "-> AutogradCPU: reshape_kernel" in text and "-> CPU: clone_kernel" in text
+
+
+def test_trace_streams_events_and_nests():
+    seen = []
+    with tt.dispatch.trace(on_event=seen.append) as outer:
+        with tt.dispatch.trace() as inner:
+            tt.ones(2) * 3
+        tt.ones(2) - 1
+    assert len(inner.ops()) == 2 and len(outer.ops()) == 2      # the inner trace took its ops
+    assert [e.op for e in seen if e.depth == 0] == ["aten::ones", "aten::sub.Tensor"]
+    assert dispatcher._active_trace is None
+
+
+def test_trace_records_errors():
+    with tt.dispatch.trace() as t:
+        with pytest.raises(RuntimeError):
+            tt.ones(3) + tt.ones(4)
+    assert "The size of tensor a (3) must match" in t.events[-1].error
+    assert "!!" in str(t)
+
+
+def test_dump_table_resolution():
+    add = tt.dispatch.dump_table("add.Tensor").splitlines()
+    assert "CPU: add_kernel [kernel]" in add
+    assert "ADInplaceOrView: fallthrough [backend fallback]" in add
+    assert "AutogradCPU: autograd_fallback [backend fallback]" in add
+    add_ = tt.dispatch.dump_table("aten::add_.Tensor")
+    assert "ADInplaceOrView: ADInplaceOrView_inplace [kernel]" in add_
+    tr = tt.dispatch.dump_table("transpose.int")
+    for key in ("CPU", "CUDA", "Meta"):
+        assert f"{key}: transpose_kernel [default backend kernel: CompositeExplicitAutograd]" in tr
+    assert "ADInplaceOrView: ADInplaceOrView_view [kernel]" in tr
+    reshape = tt.dispatch.dump_table("reshape")
+    assert "AutogradCPU: reshape_kernel [math kernel: CompositeImplicitAutograd]" in reshape
+    zeros = tt.dispatch.dump_table("zeros")
+    assert "BackendSelect: BackendSelect_factory [kernel]" in zeros
+
+
+@pytest.fixture
+def lib():
+    library = tt.library.Library("teachtest", "DEF")
+    yield library
+    library._destroy()
+
+
+def test_register_an_op_from_outside(lib):
+    lib.define("mysin(Tensor x) -> Tensor")
+    lib.impl("mysin", lambda x: tt.from_numpy(np.sin(x.numpy())), "CPU")
+    lib.impl("mysin", lambda x: tt.empty_like(x), "Meta")
+    x = tt.arange(5.0) * 0.25
+    with tt.dispatch.trace() as t:
+        y = tt.ops.teachtest.mysin(x)
+    assert np.allclose(y.numpy(), np.sin(x.numpy()))
+    assert str(t).startswith("$1: f32[5] = teachtest.mysin($0)")
+    m = tt.ops.teachtest.mysin.default(tt.empty(2, 3, device="meta"))
+    assert m.device.type == "meta" and m.shape == (2, 3)
+    assert "CPU: test_register_an_op_from_outside.<locals>.<lambda> [kernel]" in tt.dispatch.dump_table("teachtest::mysin")
+
+
+def test_missing_kernel_error(lib):
+    lib.define("only_cpu(Tensor x) -> Tensor")
+    lib.impl("only_cpu", lambda x: x.clone(), "CPU")
+    with pytest.raises(NotImplementedError, match="Could not run 'teachtest::only_cpu' with arguments from the "
+                                                   "'Meta' backend.*only available for these backends: "
+                                                   r"\[CPU, Python, AutogradCPU"):
+        tt.ops.teachtest.only_cpu(tt.zeros(2, device="meta"))
+
+
+def test_composite_implicit_op_decomposes(lib):
+    lib.define("square_plus_one(Tensor x) -> Tensor")
+    lib.impl("square_plus_one", lambda x: x * x + 1, "CompositeImplicitAutograd")
+    x = tt.arange(3.0)
+    with tt.dispatch.trace() as t:
+        y = tt.ops.teachtest.square_plus_one(x)
+    assert y.tolist() == [1.0, 2.0, 5.0]
+    inner = [e.op for e in t.events if e.depth == 1]
+    assert inner == ["aten::mul.Tensor", "aten::add.Tensor"]
+    # the same kernel serves the meta backend: shapes only
+    assert tt.ops.teachtest.square_plus_one(tt.empty(4, device="meta")).shape == (4,)
+
+
+def test_autograd_layer_kernel_redispatches_with_keyset(lib):
+    calls = []
+    lib.define("twice(Tensor x) -> Tensor")
+    lib.impl("twice", lambda x: x * 2, "CPU")
+
+    def autograd_kernel(ks, x):
+        calls.append(tt.dispatch.keyset_names(ks))
+        return dispatcher.redispatch(tt.ops.teachtest.twice.default, ks & tt._dispatch_key.AFTER_AUTOGRAD, (x,))
+    lib.impl("twice", autograd_kernel, "AutogradCPU", with_keyset=True)
+    assert tt.ops.teachtest.twice(tt.ones(2)).tolist() == [2.0, 2.0]
+    assert calls == [["AutogradCPU", "CPU"]]    # BackendSelect falls through for this op: masked out
+
+
+def test_fallthrough_skips_a_key(lib):
+    lib.define("plain(Tensor x) -> Tensor")
+    lib.impl("plain", lambda x: x + 0, "CPU")
+    lib.impl("plain", tt.library.fallthrough_kernel, "AutogradCPU")
+    with tt.dispatch.trace() as t:
+        tt.ops.teachtest.plain(tt.ones(2))
+    assert [e.key for e in t.events if e.op == "teachtest::plain"] == ["CPU"]
+    assert "AutogradCPU: fallthrough" in tt.dispatch.dump_table("teachtest::plain")
+
+
+def test_define_twice_is_refused(lib):
+    lib.define("once(Tensor x) -> Tensor")
+    with pytest.raises(RuntimeError, match="multiple times"):
+        lib.define("once(Tensor x) -> Tensor")
+
+
+def test_backend_select_for_factories():
+    with tt.dispatch.trace() as t:
+        m = tt.zeros(2, 3, device="meta")
+    assert [e.key for e in t.events] == ["BackendSelect", "Meta"]
+    assert m.device == tt.device("meta") and m.stride() == (3, 1)
+    check(lambda lib: lib.zeros(2, device="meta").tolist())
+    check(lambda lib: lib.zeros((), device="meta").item())
+    check(lambda lib: lib.zeros(2, device="meta").numpy())
+    check(lambda lib: repr(lib.zeros(2, 3, device="meta", dtype=lib.int32)))
+
+
+def test_meta_backend_computes_shapes_strides_and_dtypes():
+    def case(lib):
+        a = lib.empty(3, 4, device="meta").t()
+        b = lib.empty(4, 1, device="meta", dtype=lib.float64)
+        return a + b, (a * 2).stride(), (a + b).dtype, a[1:].unsqueeze(0).stride()
+    got, want = case(tt), case(torch)
+    assert got[0].shape == want[0].shape and got[0].stride() == want[0].stride()
+    assert got[1:3] == (want[1], tt.float64) and got[3] == want[3]
+    with pytest.raises(NotImplementedError, match="meta"):
+        tt.empty(2, device="meta").tolist()
+
+
+def test_torch_dispatch_mode_sees_ops_below_autograd():
+    seen = []
+
+    class Recorder(tt.dispatch.TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            seen.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    x = tt.ones(2, 3)
+    with Recorder():
+        y = (x.t() + 1).sum() if hasattr(tt.Tensor, "sum") else x.t() + 1
+    assert seen[:2] == ["aten.transpose.int", "aten.add.Tensor"]
+    assert "Python" not in tt.dispatch.keyset_names(dispatcher.tls.include)
+
+
+def test_schema_parsing_and_binding():
+    s = parse_schema("add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)")
+    assert s.mutable_positions == [0] and not s.is_view and s.full_name == "add_.Tensor"
+    assert str(s) == "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"
+    v = parse_schema("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]")
+    assert v.is_view and v.returns[0].type == "Tensor[]"
+    m = parse_schema("max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)")
+    assert [r.name for r in m.returns] == ["values", "indices"]
+    op = tt.dispatch.lookup("add.Tensor")
+    assert op.schema.bind((1, 2), {"alpha": 3}) == (1, 2, 3)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'beta'"):
+        op.schema.bind((1, 2), {"beta": 3})
+    with pytest.raises(TypeError, match="missing required argument 'other'"):
+        op.schema.bind((1,), {})
+
+
+def test_ops_namespace():
+    assert tt.ops.aten.add.Tensor is tt.dispatch.lookup("aten::add.Tensor")
+    assert "Tensor" in tt.ops.aten.add.overloads() and "out" in tt.ops.aten.add.overloads()
+    assert tt.ops.aten.mul(tt.ones(2), 3).tolist() == [3.0, 3.0]
+    with pytest.raises(AttributeError):
+        tt.ops.aten.not_an_op
+
+
+def test_mixed_device_error():
+    check(lambda lib: lib.zeros(3) + lib.zeros(3, device="meta"), msg=False)
