@@ -64,7 +64,8 @@ class P:
     def build(self, lib):
         v = self.values
         dt = TORCH_DTYPE[v.dtype.name] if lib is torch else tt._dtype.from_numpy_dtype(v.dtype)
-        mk = lambda a: lib.tensor(np.ascontiguousarray(a), dtype=dt)
+        # np.array(..., order="C") lays strides out afresh (ascontiguousarray may keep odd strides on size-1 dims)
+        mk = lambda a: lib.tensor(np.array(a, order="C", copy=True), dtype=dt)
         if self.layout == "contiguous" or v.ndim == 0:
             t = mk(v)
         elif self.layout == "permuted":

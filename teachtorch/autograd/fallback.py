@@ -9,10 +9,11 @@ grad through.
 
 from .._dispatch_key import AFTER_AUTOGRAD, AUTOGRAD_KEYS
 from ..dispatch import dispatcher
+from ..dispatch.dispatcher import redispatch
 
 
 def autograd_fallback(op, ks, *args):
-    return dispatcher.redispatch(op, ks & AFTER_AUTOGRAD, args)
+    return redispatch(op, ks & AFTER_AUTOGRAD, args)
 
 
 for _key in AUTOGRAD_KEYS:

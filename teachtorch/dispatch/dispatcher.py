@@ -23,6 +23,8 @@ Kernels are called as `kernel(keyset, *args)`, args normalised to schema order, 
 With no trace active, the only extra cost of tracing is the one `if _active_trace is not None` check.
 """
 
+import functools
+
 from .._dispatch_key import (
     ALIAS_KEYS, AUTOGRAD_KEYS, BACKEND_KEYS, BACKEND_OF_AUTOGRAD_KEY, NUM_KEYS, Autograd,
     CompositeExplicitAutograd, CompositeImplicitAutograd, DispatchKey, bit, keyset_names,
@@ -121,12 +123,8 @@ class OpOverload:
         if fallback is FALLTHROUGH:
             return FALLTHROUGH, "fallthrough"
         if fallback is not None:
-            op = self
-
-            def boxed(ks, *args):      # a boxed fallback serves every op: it is told which one
-                return fallback(op, ks, *args)
-            boxed.__qualname__ = _qualname(fallback)
-            return boxed, f"{_qualname(fallback)} [backend fallback]"
+            # A boxed fallback serves every op, so it is told which one: fallback(op, keyset, *args).
+            return functools.partial(fallback, self), f"{_qualname(fallback)} [backend fallback]"
         return self._missing(key), "missing"
 
     def _missing(self, key):
@@ -162,6 +160,8 @@ class OpOverload:
 
 
 def _qualname(fn):
+    if isinstance(fn, functools.partial):
+        fn = fn.func
     return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
 
 
