@@ -75,6 +75,7 @@ class trace:
         self.on_event = on_event
         self._stack = []          # indices of the hops now running
         self._names = {}          # id(tensor) -> (weakref, "$n")
+        self._next_name = 0
         self._previous = None
 
     # -- context manager --
@@ -121,7 +122,8 @@ class trace:
         entry = self._names.get(id(t))
         if entry is not None and entry[0]() is t:
             return entry[1]
-        name = f"${len(self._names)}"
+        name = f"${self._next_name}"
+        self._next_name += 1
         self._names[id(t)] = (weakref.ref(t), name)
         return name
 
@@ -170,19 +172,20 @@ def _show_arg(a):
 def _logging_line(e):
     """`$2: f32[3, 4] = aten.add.Tensor($0, $1)`, the format of PyTorch's LoggingTensor."""
     op = dispatcher.OPERATORS.get(e.op)
+    params = op.schema.arguments if op is not None else []
     shown = []
     for i, a in enumerate(e.inputs):
-        arg = op.schema.arguments[i] if op is not None and i < len(op.schema.arguments) else None
+        arg = params[i] if i < len(params) else None
         if arg is not None and arg.has_default and repr(arg.default) == a:
             continue      # like LoggingTensor, leave out arguments left at their defaults
-        text = _show_arg(a)
-        shown.append(f"{arg.name}={text}" if arg is not None and arg.kwarg_only else str(text))
-    outs = [o for o in e.outputs if isinstance(o, TensorInfo)]
-    flat = [x for o in e.outputs for x in (o if isinstance(o, list) else [o]) if isinstance(x, TensorInfo)]
-    lhs = ", ".join(f"{o.name}: {o.short()}" for o in flat)
-    if len(flat) > 1 or (flat and not outs):
-        lhs = f"({lhs})"
+        text = str(_show_arg(a))
+        shown.append(f"{arg.name}={text}" if arg is not None and arg.kwarg_only else text)
     call = f"{e.aten_name}({', '.join(shown)})"
     if e.error:
         return f"{call}  !! {e.error}"
-    return f"{lhs} = {call}" if lhs else call
+    # every output tensor, also those inside a returned list (split, unbind)
+    outs = [x for o in e.outputs for x in (o if isinstance(o, list) else [o]) if isinstance(x, TensorInfo)]
+    if not outs:
+        return call
+    lhs = ", ".join(f"{o.name}: {o.short()}" for o in outs)
+    return f"{lhs} = {call}" if len(outs) == 1 and not isinstance(e.outputs[0], list) else f"({lhs}) = {call}"
