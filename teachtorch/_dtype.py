@@ -88,18 +88,31 @@ def get_default_dtype():
 
 
 def set_default_dtype(d):
-    if not isinstance(d, dtype) or not d.is_floating_point:
-        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+    """Make `d` the dtype of Python floats: `tensor([1.5])`, `arange(0., 1)`, `int_tensor + 1.5`, ..."""
+    if not isinstance(d, dtype):
+        raise TypeError("invalid dtype object: only floating-point types are supported as the default type")
+    if not d.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
     _default[0] = d
 
 
 # ---- promotion ---------------------------------------------------------------------------------------------
 
 
+def _check_dtype_arg(fn, name, position, d):
+    if not isinstance(d, dtype):
+        t = type(d)
+        tname = t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be torch.dtype, not {tname}")
+
+
 def promote_types(a, b):
     """PyTorch's `torch.promote_types`: the smallest dtype that both `a` and `b` can be cast to."""
     if a is b:
+        _check_dtype_arg("promote_types", "type1", 1, a)
         return a
+    _check_dtype_arg("promote_types", "type1", 1, a)
+    _check_dtype_arg("promote_types", "type2", 2, b)
     if a._category != b._category:
         # A higher category always wins (bool < integer < floating), whatever the sizes.
         return a if a._category > b._category else b
@@ -110,15 +123,17 @@ def promote_types(a, b):
 
 
 def scalar_dtype(value):
-    """The dtype PyTorch gives a Python number when it wraps it: bool, int64, or the default float dtype."""
+    """The dtype PyTorch gives a Python number when it wraps it: bool, int64, or the default float dtype.
+
+    NumPy scalars are numbers here too: only their kind counts (`np.float16(1)` wraps as the default float),
+    and PyTorch's argument parser reads a NumPy bool as a double.
+    """
     if isinstance(value, bool):
         return bool_
-    if isinstance(value, int):
+    if isinstance(value, (int, np.integer)):
         return int64
-    if isinstance(value, float):
+    if isinstance(value, (float, np.floating, np.bool_)):
         return _default[0]
-    if isinstance(value, np.generic):
-        return from_numpy_dtype(value.dtype)
     raise TypeError(f"unsupported scalar type {type(value).__name__}")
 
 
@@ -159,6 +174,8 @@ def can_cast(from_, to):
 
     Casting down a category is refused: floating into integer, or anything but bool into bool.
     """
+    _check_dtype_arg("can_cast", "from_", 1, from_)
+    _check_dtype_arg("can_cast", "to", 2, to)
     if from_.is_floating_point and not to.is_floating_point:
         return False
     if from_ is not bool_ and to is bool_:

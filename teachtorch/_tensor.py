@@ -106,7 +106,13 @@ class Tensor:
     def size(self, dim=None):
         if dim is None:
             return Size(self._sizes)
-        return self._sizes[normalize_dim(dim, len(self._sizes))]
+        return self._sizes[self._dim_of(dim)]
+
+    def _dim_of(self, dim):
+        # size(d) and stride(d) do not "wrap" a 0-d tensor as if it had one dim, unlike most ops
+        if not self._sizes:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        return normalize_dim(dim, len(self._sizes))
 
     @property
     def shape(self):
@@ -115,7 +121,7 @@ class Tensor:
     def stride(self, dim=None):
         if dim is None:
             return self._strides
-        return self._strides[normalize_dim(dim, len(self._sizes))]
+        return self._strides[self._dim_of(dim)]
 
     def storage_offset(self):
         return self._offset
@@ -205,6 +211,10 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
+        if not isinstance(value, bool):
+            raise RuntimeError("requires_grad must be a bool")
+        if value and not self.dtype.is_floating_point:   # (the setter's message differs from requires_grad_'s)
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad=True):
@@ -250,6 +260,8 @@ class Tensor:
         return self._host_array().reshape(()).item()
 
     def tolist(self):
+        if self._storage._data is None:
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         return self._host_array().tolist()
 
     def _host_array(self):
@@ -272,13 +284,18 @@ class Tensor:
 
     def __bool__(self):
         if self.numel() != 1:
-            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+            what = "no values" if self.numel() == 0 else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous")
         return bool(self.item())
 
     def __float__(self):
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return float(self.item())
 
     def __int__(self):
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return int(self.item())
 
     def __index__(self):
@@ -287,6 +304,8 @@ class Tensor:
         return int(self.item())
 
     def __complex__(self):
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return complex(self.item())
 
     __hash__ = object.__hash__

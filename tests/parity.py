@@ -230,7 +230,7 @@ def build_in_sentinel_storage(p, lib):
         strides = contiguous
         off = n_pad if p.layout == "offset" else 0
     view = lib.as_strided(base, shape, strides, off)
-    view.copy_(lib.tensor(np.ascontiguousarray(v), dtype=dt))
+    view.copy_(lib.tensor(np.array(v, order="C", copy=True), dtype=dt))
     return view, base
 
 

@@ -20,9 +20,11 @@ import numpy as np
 
 from .. import _dtype
 from .._dtype import bool_, can_cast, float16, float32, result_type
-from .._strides import broadcast_shapes, contiguous_strides, is_contiguous, pointwise_output_strides
+from .._strides import (
+    broadcast_shapes, contiguous_strides, is_contiguous, is_non_overlapping_and_dense, pointwise_output_strides,
+)
 from .._tensor import Tensor
-from ..backends import ARRAY_MODULES, empty, wrap, wrap_strided, write
+from ..backends import ARRAY_MODULES, check_writable, empty, wrap, wrap_strided, write
 
 DEFAULT, INT_TO_FLOAT, ALWAYS_BOOL = "default", "int_to_float", "always_bool"
 
@@ -44,12 +46,19 @@ def check_same_device(tensors):
 
 
 def promote(operands, kind):
-    """(result dtype, compute dtype) of an elementwise op over tensors and Python numbers."""
+    """(result dtype, compute dtype) of an elementwise op over tensors and Python numbers.
+
+    `kind` is DEFAULT, INT_TO_FLOAT or ALWAYS_BOOL, or a function `kind(operands) -> (result, compute)` for
+    the few ops with a rule of their own (`lerp` keeps `self`'s dtype, `float_power` always gives float64).
+    A `None` operand (an absent optional bound of `clamp`) takes no part.
+    """
+    if callable(kind):
+        return kind(operands)
     a = operands[0]
     if len(operands) == 2 and type(a) is Tensor and type(operands[1]) is Tensor and a.dtype is operands[1].dtype:
         dt = a.dtype                      # the common case, without the general rule
     else:
-        dt = result_type(*operands)
+        dt = result_type(*[x for x in operands if x is not None])
     if kind is INT_TO_FLOAT and not dt.is_floating_point:
         dt = _dtype.get_default_dtype()
     compute = float32 if dt is float16 else dt
@@ -79,23 +88,68 @@ def output_strides(shape, tensors):
     return None
 
 
-def _cast(xp, a, compute):
-    """An operand as an array (or NumPy scalar) of the compute dtype."""
+def _cast(xp, a, compute, via=None):
+    """An operand as an array (or NumPy scalar) of the compute dtype, converted to `via` on the way."""
     if isinstance(a, Tensor):
         arr = a._data()
+        if via is not None and arr.dtype != via.numpy:
+            arr = arr.astype(via.numpy)
         return arr if arr.dtype == compute.numpy else arr.astype(compute.numpy)
+    if a is None:
+        return None
     # A Python number: wrap it the way PyTorch wraps numbers (ints wrap around in small int types).
+    if via is not None:
+        return xp.asarray(a).astype(via.numpy).astype(compute.numpy)[()]
     return xp.asarray(a).astype(compute.numpy)[()]
+
+
+def _float16_common(operands):
+    """float16 when the op's common dtype is float16 (it then computes in float32), else None.
+
+    TensorIterator first converts every input to the common dtype, so an integer input of a float16 op
+    becomes float16 (65504 at most: int32 70000 becomes inf), and so does a number (0.1 becomes 0.0999756)
+    or a 0-dim float32 tensor, before everything is widened to float32 for the arithmetic.
+    """
+    if not any(isinstance(a, Tensor) and a.dtype is float16 for a in operands):
+        return None
+    return float16 if result_type(*[a for a in operands if a is not None]) is float16 else None
+
+
+def run(fn, operands, params, compute_dtype, device, dtype=None, opmath_scalar=False):
+    """The impl step: `fn` on the operands cast to the compute dtype (None on the meta device), the result
+    cast to `dtype` when given (the result dtype, or the dtype of the tensor it will be written into).
+
+    `opmath_scalar`: a number (or 0-dim tensor) as the second operand of a float16 op is used as it is, not
+    rounded to float16 first, as add, sub, mul and div do (`iter.original_scalar_value<opmath_t>(2)`).
+
+    NumPy warns on `log(0)`, `0/0` or a float overflow, also when casting (1e5 into float16); PyTorch
+    silently gives inf and nan, so the warnings are switched off here (they would be errors under -W error).
+    """
+    if device.type == "meta":
+        return None
+    xp = ARRAY_MODULES[device.type]
+    via = _float16_common(operands) if compute_dtype is float32 else None
+    with np.errstate(all="ignore"):
+        if via is None:
+            arrays = [_cast(xp, a, compute_dtype) for a in operands]
+        else:
+            arrays = [_cast(xp, a, compute_dtype, None if (opmath_scalar and i == 1 and _is_scalar(a)) else via)
+                      for i, a in enumerate(operands)]
+        result = fn(xp, *arrays, *params)
+        if dtype is not None and result.dtype != dtype.numpy:
+            result = xp.asarray(result).astype(dtype.numpy)
+    return result
+
+
+def _is_scalar(a):
+    return not isinstance(a, Tensor) or a.dim() == 0
 
 
 def compute(fn, kind, n, args):
     """Run the meta step, then `fn`; returns (result array, result dtype, shape, tensors, device)."""
     operands = args[:n]
     tensors, device, out_dtype, cdt, shape = pointwise_meta(operands, kind)
-    if device.type == "meta":
-        return None, out_dtype, shape, tensors, device
-    xp = ARRAY_MODULES[device.type]
-    result = fn(xp, *[_cast(xp, a, cdt) for a in operands], *args[n:])
+    result = run(fn, operands, args[n:], cdt, device)
     return result, out_dtype, shape, tensors, device
 
 
@@ -107,14 +161,47 @@ def check_out(out, out_dtype, shape, name="output"):
 
 
 def check_inplace(self, out_dtype, shape):
-    check_out(self, out_dtype, shape)
+    """May an in-place op write a result of `out_dtype` and `shape` into `self`? The shape is checked first,
+    as TensorIterator does (compute_shape runs before compute_types)."""
     if self._sizes != shape:
         raise RuntimeError(
             f"output with shape {list(self._sizes)} doesn't match the broadcast shape {list(shape)}")
+    check_out(self, out_dtype, shape)
 
 
-def resize_out(out, shape):
-    """`out=` tensors of the wrong shape are resized, as PyTorch's `resize_output` does (with its warning)."""
+def check_no_partial_overlap(out, inputs):
+    """PyTorch's `assert_no_partial_overlap` (aten/src/ATen/MemoryOverlap.cpp) between an output and each input.
+
+    Writing `x[1:] += x[:-1]` element by element would read values already overwritten, so PyTorch refuses
+    an input that shares *some* of the output's memory. Sharing all of it (`x += x`) is fine. Like PyTorch,
+    only dense tensors are compared (for others the question is "too hard" and nothing is raised).
+    """
+    if out.numel() == 0 or out._storage._data is None:
+        return
+    dense = None
+    for t in inputs:
+        if t is out or t._storage is not out._storage or t.numel() == 0:
+            continue
+        if dense is None:
+            dense = is_non_overlapping_and_dense(out._sizes, out._strides)
+        if not dense or not is_non_overlapping_and_dense(t._sizes, t._strides):
+            continue
+        a_begin, a_end = out._offset * out.dtype.itemsize, (out._offset + out.numel()) * out.dtype.itemsize
+        b_begin, b_end = t._offset * t.dtype.itemsize, (t._offset + t.numel()) * t.dtype.itemsize
+        if (a_begin == b_begin and a_end == b_end and out._strides == t._strides) or not (
+                a_begin < b_end and b_begin < a_end):
+            continue
+        raise RuntimeError(
+            "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
+            "memory location. Please clone() the tensor before performing the operation.")
+
+
+def resize_out(out, shape, strides=None):
+    """`out=` tensors of the wrong shape are resized, as PyTorch's `resize_output` does (with its warning).
+
+    A resized tensor gets `strides` when given: the strides the functional op would give its result, as
+    TensorIterator lays out the outputs it resizes (`set_output_raw_strided`).
+    """
     shape = tuple(shape)
     if out._sizes == shape:
         return
@@ -126,29 +213,43 @@ def resize_out(out, shape):
             "future PyTorch release outputs will not be resized unless they have zero elements. You can "
             "explicitly reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
             UserWarning, stacklevel=4)
-    fresh = empty(shape, out.dtype, out.device)
+    fresh = empty(shape, out.dtype, out.device, strides)
     out._set_metadata(fresh._storage, 0, fresh._sizes, fresh._strides)
 
 
-def write_out(out, result, out_dtype, shape):
+def write_out(out, result, out_dtype, shape, strides=None):
     check_out(out, out_dtype, shape)
-    resize_out(out, shape)
+    resize_out(out, shape, strides)
     if result is not None:
         write(out, result)
     return out
 
 
-def pointwise_kernels(fn, kind=DEFAULT, n=2, check=None):
+def pointwise_kernels(fn, kind=DEFAULT, n=2, check=None, late_check=None, inplace_check=None, out_check=None,
+                      opmath_scalar=False):
     """The functional, in-place and out kernels of one elementwise op with `n` tensor-or-number operands.
 
-    `check(operands)` may raise for dtypes the op refuses (e.g. `-` on bool); it runs before anything else.
+    The steps, in PyTorch's order (structured kernel meta function, then TensorIterator::build, then impl):
+
+    1. `check(operands)` may raise for what the op refuses before anything else (`-` on bool, a negative
+       integer power);
+    2. in-place and out=: the target may not overlap itself or an input, then the shape and dtype checks
+       (`inplace_check(self, result_dtype, shape, operands)` and `out_check(out, result_dtype, shape, operands)`
+       replace the usual ones for the few ops where PyTorch checks or words them differently);
+    3. `late_check(args, result_dtype, compute_dtype)` raises what the kernel raises once the dtype is known
+       ('"abs_cpu" not implemented for 'Bool'', an `alpha` that does not fit the dtype);
+    4. compute, then write (in-place, out=) or wrap (functional); `opmath_scalar` is explained in `run`.
     """
 
     def functional(ks, *args):
+        operands = args[:n]
         if check is not None:
-            check(args[:n])
-        result, out_dtype, shape, tensors, device = compute(fn, kind, n, args)
+            check(operands)
+        tensors, device, out_dtype, cdt, shape = pointwise_meta(operands, kind)
+        if late_check is not None:
+            late_check(args, out_dtype, cdt)
         strides = output_strides(shape, tensors)
+        result = run(fn, operands, args[n:], cdt, device, out_dtype, opmath_scalar)
         if result is None:
             return empty(shape, out_dtype, device, strides)
         if strides is None:
@@ -156,20 +257,40 @@ def pointwise_kernels(fn, kind=DEFAULT, n=2, check=None):
         return wrap_strided(result, out_dtype, device, strides)
 
     def inplace(ks, self, *args):
+        operands = (self,) + args[:n - 1]
         if check is not None:
-            check((self,) + args[:n - 1])
-        result, out_dtype, shape, _, _ = compute(fn, kind, n, (self,) + args)
-        check_inplace(self, out_dtype, shape)
+            check(operands)
+        tensors, device, out_dtype, cdt, shape = pointwise_meta(operands, kind)
+        check_writable(self)
+        check_no_partial_overlap(self, tensors)
+        if inplace_check is None:
+            check_inplace(self, out_dtype, shape)
+        else:
+            inplace_check(self, out_dtype, shape, operands)
+        if late_check is not None:
+            late_check(operands + args[n - 1:], out_dtype, cdt)
+        result = run(fn, operands, args[n - 1:], cdt, device, self.dtype, opmath_scalar)
         if result is not None:
-            write(self, result)
+            write(self, result, check_overlap=False)
         return self
 
     def out_variant(ks, *args):
-        out = args[-1]
+        out, args = args[-1], args[:-1]
+        operands = args[:n]
         if check is not None:
-            check(args[:n])
-        result, out_dtype, shape, _, _ = compute(fn, kind, n, args[:-1])
-        return write_out(out, result, out_dtype, shape)
+            check(operands)
+        tensors, device, out_dtype, cdt, shape = pointwise_meta(operands, kind)
+        check_writable(out)
+        check_no_partial_overlap(out, tensors)
+        if out_check is None:
+            check_out(out, out_dtype, shape)
+        else:
+            out_check(out, out_dtype, shape, operands)
+        if late_check is not None:
+            late_check(args, out_dtype, cdt)
+        result = run(fn, operands, args[n:], cdt, device, out.dtype, opmath_scalar)
+        strides = None if out._sizes == tuple(shape) else output_strides(shape, tensors)
+        return write_out(out, result, out_dtype, shape, strides)
 
     return functional, inplace, out_variant
 

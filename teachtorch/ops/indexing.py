@@ -12,6 +12,8 @@ Assignment always writes in place, through views: `x[i] = v` is `x[i].copy_(v)` 
 so the write goes through the one write path and bumps the shared version counter once.
 """
 
+import warnings
+
 import numpy as np
 
 from .._tensor import Tensor
@@ -28,15 +30,31 @@ def _is_basic(i):
         return True
     if isinstance(i, (bool, list, tuple, np.ndarray)):
         return False
-    if isinstance(i, Tensor):
-        return i.dim() == 0 and not i.dtype.is_floating_point and i.dtype.name != "bool"
-    return hasattr(i, "__index__")
+    if isinstance(i, Tensor):   # a 0-dim bool or uint8 tensor is a mask, not a number
+        return i.dim() == 0 and not i.dtype.is_floating_point and i.dtype.name not in ("bool", "uint8")
+    return hasattr(i, "__index__") and not isinstance(i, np.bool_)
 
 
 def _as_tuple(index):
     if isinstance(index, tuple):
         return index
+    if _treat_sequence_as_tuple(index):
+        warnings.warn(
+            "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in pytorch "
+            "2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as tensor index, "
+            "x[torch.tensor(seq)], which will result either in an error or a different result", UserWarning,
+            stacklevel=3)
+        return tuple(index)
     return (index,)
+
+
+def _treat_sequence_as_tuple(index):
+    """PyTorch's legacy rule (python_variable_indexing.cpp, treatSequenceAsTuple): a short list holding a
+    tensor, a sequence, a slice, `...` or None, like `x[[0, [1, 2]]]`, is read as the tuple `x[0, [1, 2]]`."""
+    if not isinstance(index, list) or len(index) >= 32:
+        return False
+    return any(isinstance(i, (Tensor, list, tuple, np.ndarray, slice, str)) or i is None or i is Ellipsis
+               for i in index)
 
 
 def _consumed(i):
@@ -56,7 +74,7 @@ def basic_getitem(self, index):
     if specified > self.dim():
         raise IndexError(f"too many indices for tensor of dimension {self.dim()}")
     result, dim = self, 0
-    for i in index:
+    for position, i in enumerate(index):
         if i is None:
             result = views.unsqueeze(result, dim)
             dim += 1
@@ -79,7 +97,8 @@ def basic_getitem(self, index):
                 continue
             size = result._sizes[dim]
             if not -size <= i < size:
-                raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
+                # PyTorch names the position in the index tuple (`real_dim`), not the dim of the view
+                raise IndexError(f"index {i} is out of bounds for dimension {position} with size {size}")
             result = views.select(result, dim, i)
     if result is self:
         result = self._alias()     # x[...] and x[()] are views too, never the tensor itself
@@ -115,7 +134,31 @@ def _strip_leading_ones(value, ndim):
     return value
 
 
+def _type_name(obj):
+    """How CPython names a type in messages (`tp_name`): `list`, `numpy.ndarray`."""
+    tp = type(obj)
+    return tp.__name__ if tp.__module__ == "builtins" else f"{tp.__module__}.{tp.__name__}"
+
+
+def value_to_tensor(self, value):
+    """PyTorch's `valueToTensor`: a tensor is assigned as it is; a Python number becomes a 0-dim tensor of
+    self's dtype (refusing numbers that overflow it, `value cannot be converted to type uint8_t without
+    overflow`); anything else (a list, an array) is refused: `x[0] = [1, 2]` is a TypeError in PyTorch."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, (bool, int, float, np.integer)):
+        from ..kernels.indexing import checked_scalar
+        from .factories import tensor
+        number = checked_scalar(int(value) if isinstance(value, (bool, np.integer)) else value, self.dtype)
+        return tensor(number.item(), dtype=self.dtype, device=self.device)
+    device = "" if self.device.type == "cpu" else f"{self.device.type}."
+    raise TypeError(f"can't assign a {_type_name(value)} to a torch.{device}{self.dtype._ptname}Tensor")
+
+
 def setitem(self, index, value):
+    value = value_to_tensor(self, value)
+    if index is False:
+        return          # PyTorch does nothing at all for `x[False] = v` (but `x[(False,)] = v` is index_put_)
     index = _as_tuple(index)
     if not all(_is_basic(i) for i in index):
         if advanced_setitem is None:
@@ -123,13 +166,10 @@ def setitem(self, index, value):
         advanced_setitem(self, index, value)
         return
     target = basic_getitem(self, index) if index else self._alias()
-    if isinstance(value, Tensor):
-        target.copy_(_strip_leading_ones(value, target.dim()))
-    elif isinstance(value, (list, tuple, np.ndarray)):
-        from .factories import tensor
-        target.copy_(_strip_leading_ones(tensor(value, dtype=self.dtype), target.dim()))
+    if value.dim() == 0 and target._sizes != value._sizes:
+        target.fill_(value)      # PyTorch's copy_to: a 0-dim value fills
     else:
-        target.fill_(value)
+        target.copy_(_strip_leading_ones(value, target.dim()))
 
 
 Tensor.__getitem__ = getitem

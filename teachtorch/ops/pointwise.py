@@ -1,21 +1,55 @@
-"""Elementwise ops: arithmetic, math functions, comparisons, logical ops, and the Python operators.
+"""Elementwise ops, part 1: how one is made, the checks PyTorch makes, and `+ - *`.
 
-Each op is one line of schema plus one NumPy/CuPy expression. `pointwise(...)` defines the three operators
-PyTorch has for it (`exp`, `exp_`, `exp.out`), registers the kernels from kernels/pointwise.py, and returns
-the public function; methods are bound at the bottom of this file.
+An elementwise (pointwise) op computes each element of its result from the elements at the same position
+of its inputs, after broadcasting them to one shape. PyTorch writes each one as a *structured kernel* run by
+TensorIterator (aten/src/ATen/native/BinaryOps.cpp, UnaryOps.cpp, TensorIterator.cpp); here each op is one
+line of schema plus one NumPy/CuPy expression, and `pointwise(...)` below turns it into:
+
+* three operators, as PyTorch has them: `exp`, `exp_` (in-place) and `exp.out` (the `out=` variant), with
+  their kernels from kernels/pointwise.py (broadcasting, type promotion, output strides, the write path);
+* the public function `teachtorch.exp(input, *, out=None)` and the methods `Tensor.exp`, `Tensor.exp_`.
+
+The public function first checks its arguments the way PyTorch's Python binding does
+(torch/csrc/utils/python_arg_parser.cpp): which arguments may be Python numbers differs from op to op.
+`torch.add(2, 3)` is allowed (add is on the list `should_allow_numbers_as_tensors`), `torch.pow(2, t)` and
+`torch.remainder(2, t)` have a `Scalar self` overload, `torch.fmod(t, 2)` only a `Scalar other` one, and
+`torch.maximum(t, 2)` has none: it raises TypeError. NumPy scalars count as Python numbers and NumPy arrays
+become tensors, as in PyTorch.
+
+The rest of the elementwise ops are in pointwise_more.py; the Python operators (`a + b`, `a / b`, `a == b`,
+...) at the bottom of both files.
 """
 
+import numpy as np
+
 from .. import _dtype
+from .._dtype import bool_, float16, float32, float64, int8, int16, int32, int64, uint8
 from .._tensor import Tensor
 from ..dispatch.dispatcher import call
-from ..kernels.pointwise import ALWAYS_BOOL, DEFAULT, INT_TO_FLOAT, pointwise_kernels
-from ._define import bind_method, define, function, inplace_schema, method, out_schema, register_kernel
+from ..kernels.pointwise import ALWAYS_BOOL, DEFAULT, INT_TO_FLOAT, pointwise_kernels  # noqa: F401
+from ._define import bind_method, define, inplace_schema, out_schema, register_kernel
 
-OPS = {}   # public name -> (functional op, in-place op or None, out op)
+OPS = {}   # public name -> (functional op, in-place op or None, out op or None)
+OPERANDS = {}   # public name -> (number of operands, which of them may be Python numbers)
+
+# Which operands of an op may be Python numbers (PyTorch's overloads of the op):
+NUMBERS_ANY = "any"          # add, sub, mul, div: any operand, even all (`torch.add(2, 3)` is tensor(5))
+NUMBERS_EITHER = "either"    # pow, remainder, bitwise ops: `Tensor, Scalar` and `Scalar, Tensor` overloads
+NUMBERS_OTHER = "other"      # fmod, eq, copysign: only the second (`Tensor, Scalar` overload)
+NUMBERS_NONE = "none"        # maximum, atan2, logical_and: tensors only
 
 
-def pointwise(schema, fn, kind=DEFAULT, check=None, inplace=True, name=None):
-    """Define an elementwise op from its functional schema and `fn(xp, *operands, *params)`."""
+def pointwise(schema, fn, kind=DEFAULT, check=None, inplace=True, name=None, late_check=None,
+              inplace_check=None, out_check=None, numbers=NUMBERS_NONE, out=True, bind=True, out_overload="out",
+              opmath_scalar=False):
+    """Define an elementwise op from its functional schema and `fn(xp, *operands, *params)`.
+
+    Returns the public function. `kind` is the type promotion kind (kernels/pointwise.py), `check` and
+    `late_check`, `inplace_check` and `out_check` raise PyTorch's errors (see `pointwise_kernels`), `numbers`
+    says which operands may be Python numbers, `out=False` and `inplace=False` leave out the variants PyTorch
+    does not have, and `bind=False` leaves the Tensor methods to the caller (for ops whose public function
+    picks one of two overloads). `opmath_scalar`: see kernels/pointwise.py `run`.
+    """
     op = define(schema)
     # operands are the leading `Tensor` arguments; what follows (alpha, rounding_mode, ...) are params
     n = 0
@@ -23,37 +57,231 @@ def pointwise(schema, fn, kind=DEFAULT, check=None, inplace=True, name=None):
         if not a.is_tensor:
             break
         n += 1
-    functional_k, inplace_k, out_k = pointwise_kernels(fn, kind, n, check)
+    functional_k, inplace_k, out_k = pointwise_kernels(fn, kind, n, check, late_check, inplace_check, out_check,
+                                                       opmath_scalar)
     base = op.schema.name
     functional_k.__qualname__, inplace_k.__qualname__ = f"{base}_kernel", f"{base}__kernel"
     out_k.__qualname__ = f"{base}_out_kernel"
     register_kernel(op, functional_k)
-    out_op = define(out_schema(schema))
-    register_kernel(out_op, out_k)
+    out_op = None
+    if out:
+        # `div.out`; a second overload names its out variant itself (`div.out_mode`, `round.decimals_out`)
+        out_op = define(out_schema(schema).replace(f"{base}.out(", f"{base}.{out_overload}(", 1))
+        register_kernel(out_op, out_k)
     inplace_op = None
     if inplace:
         inplace_op = define(inplace_schema(schema))
         register_kernel(inplace_op, inplace_k)
     public = name or op.schema.name
     OPS[public] = (op, inplace_op, out_op)
-    bind_method(public, method(op, public))
-    if inplace_op is not None:
-        bind_method(public + "_", method(inplace_op, public + "_"))
-    return function(op, out_op, public)
+    OPERANDS[public] = (n, numbers)
+    if bind:
+        bind_method(public, tensor_method(op, public, n, numbers))
+        if inplace_op is not None:
+            bind_method(public + "_", tensor_method(inplace_op, public + "_", n, numbers))
+    return public_function(op, out_op, public, n, numbers)
 
 
-# ---- dtype checks PyTorch makes before computing ------------------------------------------------------------
+# ---- the Python binding: which arguments may be numbers ----------------------------------------------------
 
 
-def _no_bool_sub(operands):
-    if all(getattr(a, "dtype", None) is _dtype.bool_ or isinstance(a, bool) for a in operands):
+def _type_name(x):
+    return "Tensor" if isinstance(x, Tensor) else type(x).__name__
+
+
+def as_operand(x):
+    """What PyTorch's binding makes of an argument: NumPy scalars become Python numbers, arrays tensors."""
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, np.ndarray):
+        from .factories import as_tensor
+        return as_tensor(x)
+    return x
+
+
+def _is_number(x):
+    return isinstance(x, (int, float)) and not isinstance(x, Tensor)
+
+
+def _invalid_combination(name, args, n, numbers, method):
+    """PyTorch's TypeError for a call that matches none of an op's overloads (the `Tensor, Scalar` ones)."""
+    got = ", ".join(_type_name(a) for a in (args[1:n] if method else args[:n]))
+    if method:
+        sigs = ["(Tensor other)", "(Number other)"]
+    else:
+        sigs = ["(Tensor input, Tensor other, *, Tensor out = None)"]
+        if numbers == NUMBERS_EITHER:
+            sigs.append("(Number self, Tensor other, *, Tensor out = None)")
+        sigs.append("(Tensor input, Number other, *, Tensor out = None)")
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                     + "".join(f" * {s}\n" for s in sigs))
+
+
+def check_operands(op, name, args, n, numbers, n_positional, method=False):
+    """Apply the binding's rules to the operands args[:n]; return the arguments, numbers wrapped as needed."""
+    args = list(args)
+    for i in range(n):
+        args[i] = as_operand(args[i])
+    operands = args[:n]
+    kinds = [isinstance(a, Tensor) for a in operands]
+    if all(kinds):
+        return tuple(args)
+    arg_names = [a.name for a in op.schema.arguments]
+    if numbers == NUMBERS_NONE or n == 1:
+        i = kinds.index(False)
+        arg = "input" if i == 0 and arg_names[0] == "self" and not method else arg_names[i]
+        where = f" (position {i + (0 if method else 1)})" if i < n_positional else ""
+        raise TypeError(f"{name}(): argument '{arg}'{where} must be Tensor, not {_type_name(operands[i])}")
+    if numbers == NUMBERS_ANY:
+        if not any(kinds):
+            # Both numbers: the binding turns the first into a tensor (`torch.add(2, 3)` is tensor(5)).
+            from .factories import tensor
+            args[0] = tensor(args[0])
+        return tuple(args)
+    if numbers == NUMBERS_EITHER and any(kinds):
+        return tuple(args)
+    if numbers == NUMBERS_OTHER and kinds[0]:
+        return tuple(args)
+    raise _invalid_combination(name.rstrip("_"), args, n, numbers, method)
+
+
+def public_function(op, out_op, name, n, numbers=NUMBERS_NONE):
+    """`teachtorch.<name>(...)`: check the arguments like PyTorch's binding, then dispatch."""
+    schema = op.schema
+
+    if out_op is None:
+        def fn(*args, **kwargs):
+            n_positional = len(args)
+            if "input" in kwargs:
+                kwargs["self"] = kwargs.pop("input")   # the binding calls `self` "input"
+            args = check_operands(op, name, schema.bind(args, kwargs, name), n, numbers, n_positional)
+            return call(op, args)
+    else:
+        def fn(*args, out=None, **kwargs):
+            n_positional = len(args)
+            if "input" in kwargs:
+                kwargs["self"] = kwargs.pop("input")   # the binding calls `self` "input"
+            args = check_operands(op, name, schema.bind(args, kwargs, name), n, numbers, n_positional)
+            if out is None:
+                return call(op, args)
+            return call(out_op, args + (out,))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Dispatches `{schema}`" + (f" (or `{out_op.schema}` with out=)." if out_op else ".")
+    return fn
+
+
+def tensor_method(op, name, n, numbers=NUMBERS_NONE):
+    """`Tensor.<name>(...)`: the tensor is `self`, the other arguments are checked as for the function."""
+    schema = op.schema
+
+    def m(self, *args, **kwargs):
+        n_positional = len(args) + 1
+        args = check_operands(op, name, schema.bind((self,) + args, kwargs, name), n, numbers, n_positional,
+                              method=True)
+        return call(op, args)
+    m.__name__ = m.__qualname__ = name
+    m.__doc__ = f"Dispatches `{schema}`."
+    return m
+
+
+# ---- dtype checks PyTorch makes ------------------------------------------------------------------------------
+# The names C++ gives the dtypes, which some of PyTorch's messages print: `checked_convert` names the target
+# type of a Scalar conversion (c10/util/TypeCast.h), `caffe2::TypeMeta` the dtype of a tensor (its typeid).
+
+CONVERT_NAME = {bool_: "bool", uint8: "uint8_t", int8: "int8_t", int16: "int16_t", int32: "int", int64: "int64_t",
+                float16: "c10::Half", float32: "float", float64: "double"}
+TYPEMETA_NAME = {bool_: "bool", uint8: "unsigned char", int8: "signed char", int16: "short int", int32: "int",
+                 int64: "long int", float16: "c10::Half", float32: "float", float64: "double"}
+
+
+def opmath(dtype):
+    """The type a kernel computes in: float32 for float16 (at::opmath_type), the dtype itself otherwise."""
+    return float32 if dtype is float16 else dtype
+
+
+def not_implemented_for(kernel_name, *refused):
+    """A late check raising what PyTorch's dtype dispatch (AT_DISPATCH_...) raises for a dtype it lacks.
+
+    `refused` holds dtypes, or "integral" (bool and the integer types) or "floating".
+    """
+    def refuse(args, out_dtype, compute_dtype):
+        if (out_dtype in refused or ("integral" in refused and not out_dtype.is_floating_point)
+                or ("floating" in refused and out_dtype.is_floating_point)):
+            raise NotImplementedError(f'"{kernel_name}" not implemented for \'{out_dtype._ptname}\'')
+    return refuse
+
+
+def checked_scalar(value, dtype):
+    """Raise as `c10::checked_convert` does when the Python number `value` does not fit in `dtype`.
+
+    Negative ints may go into unsigned types (they wrap around: PyTorch allows `uint8_tensor - 1`); floats
+    never go into integer types out of range; infinity and nan go into any floating type.
+    """
+    if dtype is bool_ or isinstance(value, bool):
+        return
+    if dtype.is_floating_point:
+        info = np.finfo(dtype.numpy)
+        if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+            return
+        fits = float(info.min) <= value <= float(info.max)
+    else:
+        info = np.iinfo(dtype.numpy)
+        if isinstance(value, float):
+            fits = value == value and info.min <= value <= info.max
+        elif info.min == 0:
+            fits = value <= info.max and -value <= info.max
+        else:
+            fits = info.min <= value <= info.max
+    if not fits:
+        raise RuntimeError(f"value cannot be converted to type {CONVERT_NAME[dtype]} without overflow")
+
+
+def exact_out_dtype(out, out_dtype, shape, operands):
+    """out= of an op whose kernel has no dtype conversion: the out tensor must have the result dtype."""
+    if out.dtype is not out_dtype:
+        raise RuntimeError(f"Found dtype {out.dtype._ptname} but expected {out_dtype._ptname}")
+
+
+def all_checks(*checks):
+    """One late check running several in turn."""
+    def late_check(args, out_dtype, compute_dtype):
+        for c in checks:
+            c(args, out_dtype, compute_dtype)
+    return late_check
+
+
+def _alpha_check(args, out_dtype, compute_dtype):
+    """BinaryOps.cpp `alpha_check`, then the conversion of alpha to the type the kernel computes in."""
+    alpha = args[2]
+    if isinstance(alpha, Tensor):
+        alpha = alpha.item()
+    if isinstance(alpha, bool) and out_dtype is not bool_:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if not out_dtype.is_floating_point and isinstance(alpha, float):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if alpha != 1:
+        checked_scalar(alpha, opmath(out_dtype))
+
+
+def _is_bool(a):
+    return a.dtype is bool_ if isinstance(a, Tensor) else isinstance(a, bool)
+
+
+def _sub_check(operands):
+    """BinaryOps.cpp `sub_check`: `-` on bool is refused, whether one operand is bool or both are."""
+    a, b = operands
+    if _is_bool(a) and _is_bool(b):
         raise RuntimeError(
             "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
             "`logical_xor()` operator instead.")
+    if _is_bool(a) or _is_bool(b):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
+            "mask, use the `~` or `logical_not()` operator instead.")
 
 
 def _no_bool_neg(operands):
-    if operands[0].dtype is _dtype.bool_:
+    if operands[0].dtype is bool_:
         raise RuntimeError(
             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, "
             "use the `~` or `logical_not()` operator instead.")
@@ -62,53 +290,96 @@ def _no_bool_neg(operands):
 # ---- arithmetic -----------------------------------------------------------------------------------------
 
 
+def _scaled(xp, b, alpha):
+    # alpha is converted to the compute dtype first, as the C++ kernel does (`alpha.to<opmath_t>()`); a
+    # negative alpha for an unsigned type wraps around, as in PyTorch.
+    return xp.multiply(b, xp.asarray(alpha).astype(xp.result_type(b)))
+
+
 def _add(xp, a, b, alpha):
-    return xp.add(a, b) if alpha == 1 else xp.add(a, xp.multiply(b, alpha, dtype=xp.result_type(b)))
+    return xp.add(a, b) if alpha == 1 else xp.add(a, _scaled(xp, b, alpha))
 
 
 def _sub(xp, a, b, alpha):
-    return xp.subtract(a, b) if alpha == 1 else xp.subtract(a, xp.multiply(b, alpha, dtype=xp.result_type(b)))
+    return xp.subtract(a, b) if alpha == 1 else xp.subtract(a, _scaled(xp, b, alpha))
 
 
-add = pointwise("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", _add)
-sub = pointwise("sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", _sub, check=_no_bool_sub)
-subtract = sub
-mul = pointwise("mul.Tensor(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.multiply(a, b))
-multiply = mul
-neg = pointwise("neg(Tensor self) -> Tensor", lambda xp, a: xp.negative(a), check=_no_bool_neg)
-negative = neg
+add = pointwise("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", _add,
+                late_check=_alpha_check, numbers=NUMBERS_ANY, opmath_scalar=True)
+sub = pointwise("sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", _sub, check=_sub_check,
+                late_check=_alpha_check, numbers=NUMBERS_ANY, opmath_scalar=True)
+mul = pointwise("mul.Tensor(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.multiply(a, b),
+                numbers=NUMBERS_ANY, opmath_scalar=True)
+neg = pointwise("neg(Tensor self) -> Tensor", lambda xp, a: xp.negative(a), check=_no_bool_neg,
+                out_check=exact_out_dtype)
 rsub = pointwise("rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
-                 lambda xp, a, b, alpha: _sub(xp, b, a, alpha), check=_no_bool_sub, inplace=False)
+                 lambda xp, a, b, alpha: _sub(xp, b, a, alpha), check=_sub_check, late_check=_alpha_check,
+                 inplace=False, out=False, numbers=NUMBERS_OTHER)
+
+
+
+def alias(alias_name, name):
+    """An alias (torch/_torch_docs.py "Alias for ..."): the same operators under a second name.
+
+    Binds the alias's methods and returns its public function (their error messages use the alias's name).
+    """
+    op, inplace_op, out_op = OPS[name]
+    n, numbers = OPERANDS[name]
+    bind_method(alias_name, tensor_method(op, alias_name, n, numbers))
+    if inplace_op is not None:
+        bind_method(alias_name + "_", tensor_method(inplace_op, alias_name + "_", n, numbers))
+    return public_function(op, out_op, alias_name, n, numbers)
+
+
+subtract = alias("subtract", "sub")
+multiply = alias("multiply", "mul")
+negative = alias("negative", "neg")
 
 
 # ---- Python operators ---------------------------------------------------------------------------------------
-# Written out for the hottest ones: `a + b` goes straight to the dispatcher with normalised arguments.
+# `a + b` calls Tensor.__add__, which goes straight to the dispatcher with normalised arguments (the hot path).
+# Like PyTorch's (torch/_tensor.py), an operator given something that is neither a tensor nor a number
+# returns NotImplemented, so Python raises its usual TypeError ("unsupported operand type(s) for +").
 
-_add_op = OPS["add"][0]
-_sub_op = OPS["sub"][0]
-_mul_op = OPS["mul"][0]
-_add_inplace, _sub_inplace, _mul_inplace = OPS["add"][1], OPS["sub"][1], OPS["mul"][1]
+_NUMBER_TYPES = (Tensor, int, float, bool)
 
 
-def _binary(op, swap=False):
-    if swap:
+def operand_or_none(other):
+    """`other` as an operand of a Python operator, or None when the operator should return NotImplemented."""
+    if type(other) in _NUMBER_TYPES or isinstance(other, (Tensor, int, float)):
+        return other
+    if isinstance(other, (np.generic, np.ndarray)) and other.dtype.kind in "biuf":
+        return as_operand(other)
+    return None
+
+
+def binary_operator(op, *params, reflected=False):
+    """`Tensor.__add__` (or `__radd__` when `reflected`) for the functional or in-place `op`."""
+    if reflected:
         def dunder(self, other):
-            return call(op, (other, self)) if op.nargs == 2 else call(op, (other, self, 1))
+            other = operand_or_none(other)
+            if other is None:
+                return NotImplemented
+            return call(op, (other, self) + params)
     else:
         def dunder(self, other):
-            return call(op, (self, other)) if op.nargs == 2 else call(op, (self, other, 1))
+            other = operand_or_none(other)
+            if other is None:
+                return NotImplemented
+            return call(op, (self, other) + params)
     return dunder
 
 
-Tensor.__add__ = Tensor.__radd__ = lambda self, other: call(_add_op, (self, other, 1))
-Tensor.__iadd__ = lambda self, other: call(_add_inplace, (self, other, 1))
-Tensor.__sub__ = lambda self, other: call(_sub_op, (self, other, 1))
-Tensor.__rsub__ = lambda self, other: call(OPS["rsub"][0], (self, other, 1))
-Tensor.__isub__ = lambda self, other: call(_sub_inplace, (self, other, 1))
-Tensor.__mul__ = Tensor.__rmul__ = lambda self, other: call(_mul_op, (self, other))
-Tensor.__imul__ = lambda self, other: call(_mul_inplace, (self, other))
+Tensor.__add__ = binary_operator(OPS["add"][0], 1)
+Tensor.__radd__ = binary_operator(OPS["add"][0], 1)      # `2 + t` is t.add(2), as in PyTorch
+Tensor.__iadd__ = binary_operator(OPS["add"][1], 1)
+Tensor.__sub__ = binary_operator(OPS["sub"][0], 1)
+Tensor.__rsub__ = binary_operator(OPS["rsub"][0], 1)      # `2 - t` is torch.rsub(t, 2)
+Tensor.__isub__ = binary_operator(OPS["sub"][1], 1)
+Tensor.__mul__ = binary_operator(OPS["mul"][0])
+Tensor.__rmul__ = binary_operator(OPS["mul"][0])
+Tensor.__imul__ = binary_operator(OPS["mul"][1])
 Tensor.__neg__ = lambda self: call(OPS["neg"][0], (self,))
-Tensor.__pos__ = lambda self: self
 
 
 __all__ = ['add', 'mul', 'multiply', 'neg', 'negative', 'rsub', 'sub', 'subtract']

@@ -1,3 +1,954 @@
-"""(being written)"""
+"""Reductions: sum, mean, prod, max/min, argmax, var/std, norm, logsumexp, softmax, cumsum, all/any, median.
 
-__all__ = []
+A reduction combines the elements along some dims into one value per remaining position: `x.sum(1)` of a
+(2, 3) tensor is a (2,) tensor of row sums. `dim` may be None (every dim), an int, or a list of ints;
+`keepdim=True` keeps each reduced dim with size 1, so the result still broadcasts against `x`
+(`x - x.mean(1, keepdim=True)`). softmax and cumsum are not reductions in shape (the result has `x`'s shape)
+but they work along one dim the same way, and live here as they do in PyTorch's ReduceOps.cpp / SoftMax.cpp.
+
+How PyTorch does it: every op has a schema in native_functions.yaml, often several *overloads* (`sum` with no
+dim, `sum.dim_IntList`, `sum.IntList_out`); the Python binding picks the overload from the arguments you
+pass. The kernels (aten/src/ATen/native/ReduceOps.cpp, SoftMax.cpp, Sorting.cpp, LinearAlgebra.cpp) are in
+kernels/reduction.py here. Results are always fresh and contiguous, whatever the input's strides.
+
+`max(x, dim)` returns two tensors as a *named tuple*, `torch.return_types.max(values=..., indices=...)`:
+a tuple you can unpack or index, whose fields also have names. `return_types` below builds those.
+"""
+
+import operator
+import sys
+import types
+
+from .. import _dtype, _strides
+from .._dispatch_key import CompositeImplicitAutograd
+from .._tensor import Tensor
+from ..dispatch.dispatcher import impl, lookup
+from ..kernels import reduction as K
+from ._define import bind_method, define, register_kernel
+
+# ---- named tuples: torch.return_types ----------------------------------------------------------------------
+
+return_types = types.ModuleType(
+    "teachtorch.return_types",
+    "Named tuples returned by ops with several outputs, like PyTorch's `torch.return_types` (structseq).")
+sys.modules["teachtorch.return_types"] = return_types   # importable by name, so the named tuples pickle
+
+
+class StructSeq(tuple):
+    """A tuple with named fields, PyTorch's `structseq` (torch/csrc/utils/structseq.cpp).
+
+    `r = x.max(0)` is a real tuple: `values, indices = r` and `r[0]` work, and so do `r.values`, `r.indices`.
+    """
+
+    _fields = ()
+    n_fields = n_sequence_fields = 0
+    n_unnamed_fields = 0
+
+    def __new__(cls, sequence):
+        sequence = tuple(sequence)
+        if len(sequence) != len(cls._fields):
+            raise TypeError(f"torch.return_types.{cls.__name__}() takes a {len(cls._fields)}-sequence "
+                            f"({len(sequence)}-sequence given)")
+        return tuple.__new__(cls, sequence)
+
+    def __repr__(self):
+        body = ",\n".join(f"{name}={value!r}" for name, value in zip(self._fields, self))
+        return f"torch.return_types.{type(self).__name__}(\n{body})"
+
+    def __reduce__(self):
+        return (type(self), (tuple(self),))
+
+
+def structseq(name, fields):
+    """Make (once) and return the named-tuple class `return_types.<name>` with these field names."""
+    cls = getattr(return_types, name, None)
+    if cls is None:
+        attrs = {"_fields": tuple(fields), "n_fields": len(fields), "n_sequence_fields": len(fields),
+                 "__module__": "teachtorch.return_types"}
+        for i, f in enumerate(fields):
+            attrs[f] = property(operator.itemgetter(i), doc=f"Alias for field number {i}")
+        cls = type(name, (StructSeq,), attrs)
+        setattr(return_types, name, cls)
+    return cls
+
+
+for _name, _fields in [("max", ("values", "indices")), ("min", ("values", "indices")),
+                       ("median", ("values", "indices")), ("nanmedian", ("values", "indices")),
+                       ("aminmax", ("min", "max"))]:
+    structseq(_name, _fields)
+    structseq(_name + "_out", _fields)
+
+
+# ---- helpers ------------------------------------------------------------------------------------------------
+
+
+def _op(schema, kernel):
+    """Define an op from its schema and register its backend kernel (cpu and meta; cuda reuses it)."""
+    op = define(schema)
+    kernel.__qualname__ = op.schema.full_name.replace(".", "_") + "_kernel"
+    register_kernel(op, kernel)
+    return op
+
+
+def _composite(schema, kernel):
+    """Define a CompositeImplicitAutograd op: its kernel calls other ops, each dispatched in turn."""
+    op = define(schema)
+    kernel.__qualname__ = op.schema.full_name.replace(".", "_")
+    impl(op, CompositeImplicitAutograd, lambda ks, *args: kernel(*args))
+    return op
+
+
+def _dims_arg(dim, name):
+    """Check a `dim` argument's type the way the Python binding does (int, list/tuple of ints, or None)."""
+    if dim is None or isinstance(dim, (list, tuple)):
+        for d in dim or ():
+            if isinstance(d, bool) or not hasattr(d, "__index__"):
+                raise TypeError(f"{name}(): argument 'dim' must be tuple of ints, but found element of type "
+                                f"{type(d).__name__} at pos 0")
+        return dim
+    if isinstance(dim, bool) or not hasattr(dim, "__index__"):
+        raise TypeError(f"{name}(): argument 'dim' (position 1) must be tuple of ints, not {type(dim).__name__}")
+    return dim.__index__()
+
+
+def _int_arg(dim, name):
+    if isinstance(dim, bool) or not hasattr(dim, "__index__"):
+        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+    return dim.__index__()
+
+
+def _out_dtype(out, dtype):
+    """Reductions that take `dtype=`: with `out=`, dtype must match out's; without it, out's dtype is used."""
+    if dtype is not None:
+        K.check_out_dtype(out, dtype)
+        return dtype
+    return out.dtype
+
+
+def _finish(array, dtype, shape, self):
+    return K.result(array, dtype, shape, self.device)
+
+
+# ---- sum, nansum, prod ------------------------------------------------------------------------------------
+
+
+def _sum_kernel(ks, self, dtype):
+    array, dt, shape = K.sum_like(self, None, False, K.sum_dtype(self.dtype, dtype))
+    return _finish(array, dt, shape, self)
+
+
+def _sum_dim_kernel(ks, self, dim, keepdim, dtype):
+    array, dt, shape = K.sum_like(self, dim, keepdim, K.sum_dtype(self.dtype, dtype))
+    return _finish(array, dt, shape, self)
+
+
+def _sum_out_kernel(ks, self, dim, keepdim, dtype, out):
+    array, dt, shape = K.sum_like(self, dim, keepdim, _out_dtype(out, dtype))
+    K.write_outs([(out, array)], shape)
+    return out
+
+
+_sum = _op("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", _sum_kernel)
+_sum_dim = _op("sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+               _sum_dim_kernel)
+_sum_out = _op("sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, "
+               "Tensor(a!) out) -> Tensor(a!)", _sum_out_kernel)
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """Sum of the elements over `dim` (all of them when None). Bools and integers sum into int64."""
+    dim = _dims_arg(dim, "sum")
+    if out is not None:
+        return _sum_out(input, dim, keepdim, dtype=dtype, out=out)
+    if dim is None and not keepdim:
+        return _sum(input, dtype=dtype)
+    return _sum_dim(input, dim, keepdim, dtype=dtype)
+
+
+def _nansum_kind(self):
+    # integers have no NaN: PyTorch's nansum simply calls sum for them
+    return "nansum" if self.dtype.is_floating_point else "sum"
+
+
+def _nansum_kernel(ks, self, dim, keepdim, dtype):
+    array, dt, shape = K.sum_like(self, dim, keepdim, K.sum_dtype(self.dtype, dtype), kind=_nansum_kind(self))
+    return _finish(array, dt, shape, self)
+
+
+def _check_nansum_out(self, out, dtype):
+    """nansum's own out= rules (ReduceOps.cpp nansum_out)."""
+    if not self.dtype.is_floating_point:
+        return _out_dtype(out, dtype)          # integers go through sum
+    if dtype is not None:
+        if out.dtype is not dtype:
+            raise RuntimeError(f"nansum: provided dtype must match dtype of result. Got {out.dtype._ptname} and "
+                               f"{dtype._ptname}.")
+        return dtype
+    if not out.dtype.is_floating_point:        # no dtype=: the NaN-skipping kernel runs in out's dtype
+        raise K.not_implemented("nansum_cpu", out.dtype)
+    return out.dtype
+
+
+def _nansum_out_kernel(ks, self, dim, keepdim, dtype, out):
+    dt = _check_nansum_out(self, out, dtype)
+    array, dt, shape = K.sum_like(self, dim, keepdim, dt, kind=_nansum_kind(self))
+    K.write_outs([(out, array)], shape)
+    return out
+
+
+_nansum = _op("nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+              _nansum_kernel)
+_nansum_out = _op("nansum.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, "
+                  "Tensor(a!) out) -> Tensor(a!)", _nansum_out_kernel)
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """Like `sum`, treating NaN as zero."""
+    dim = _dims_arg(dim, "nansum")
+    if out is not None:
+        return _nansum_out(input, dim, keepdim, dtype=dtype, out=out)
+    return _nansum(input, dim, keepdim, dtype=dtype)
+
+
+def _prod_kernel(ks, self, dtype):
+    array, dt, shape = K.sum_like(self, None, False, K.sum_dtype(self.dtype, dtype), kind="prod")
+    return _finish(array, dt, shape, self)
+
+
+def _prod_dim_kernel(ks, self, dim, keepdim, dtype):
+    array, dt, shape = K.sum_like(self, dim, keepdim, K.sum_dtype(self.dtype, dtype), kind="prod")
+    return _finish(array, dt, shape, self)
+
+
+def _prod_out_kernel(ks, self, dim, keepdim, dtype, out):
+    array, dt, shape = K.sum_like(self, dim, keepdim, _out_dtype(out, dtype), kind="prod")
+    K.write_outs([(out, array)], shape)
+    return out
+
+
+_prod = _op("prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", _prod_kernel)
+_prod_dim = _op("prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+                _prod_dim_kernel)
+_prod_out = _op("prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, "
+                "Tensor(a!) out) -> Tensor(a!)", _prod_out_kernel)
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """Product of the elements (over one `dim`, an int). Bools and integers multiply into int64."""
+    if dim is None:
+        if out is not None or keepdim:
+            raise TypeError("prod() received an invalid combination of arguments")
+        return _prod(input, dtype=dtype)
+    dim = _int_arg(dim, "prod")
+    if out is not None:
+        return _prod_out(input, dim, keepdim, dtype=dtype, out=out)
+    return _prod_dim(input, dim, keepdim, dtype=dtype)
+
+
+# ---- mean, nanmean ----------------------------------------------------------------------------------------
+
+
+def _mean_dtype(self, dtype, name="mean"):
+    """mean() needs a floating result: it can't infer one from an integer input (ReduceOps.cpp mean meta)."""
+    d = dtype if dtype is not None else self.dtype
+    if not d.is_floating_point:
+        what, got = ("Optional", dtype) if dtype is not None else ("Input", self.dtype)
+        raise RuntimeError(f"{name}(): could not infer output dtype. {what} dtype must be either a floating point or "
+                           f"complex dtype. Got: {got._ptname}")
+    return d
+
+
+def _mean_kernel(ks, self, dtype):
+    array, dt, shape = K.sum_like(self, None, False, _mean_dtype(self, dtype), kind="mean")
+    return _finish(array, dt, shape, self)
+
+
+def _mean_dim_kernel(ks, self, dim, keepdim, dtype):
+    array, dt, shape = K.sum_like(self, dim, keepdim, _mean_dtype(self, dtype), kind="mean")
+    return _finish(array, dt, shape, self)
+
+
+def _mean_out_kernel(ks, self, dim, keepdim, dtype, out):
+    _mean_dtype(self, dtype)
+    dt = _out_dtype(out, dtype)
+    # PyTorch sums into out, then divides it in place: a float quotient can't go into an integer out
+    K.check_out_castable(out, self.dtype if dtype is None else dtype)
+    array, dt, shape = K.sum_like(self, dim, keepdim, dt, kind="mean")
+    K.write_outs([(out, array)], shape)
+    return out
+
+
+_mean = _op("mean(Tensor self, *, ScalarType? dtype=None) -> Tensor", _mean_kernel)
+_mean_dim = _op("mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+                _mean_dim_kernel)
+_mean_out = _op("mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, "
+                "Tensor(a!) out) -> Tensor(a!)", _mean_out_kernel)
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """Mean of the elements over `dim`. Needs a floating input (or `dtype=`): the mean of ints isn't an int."""
+    dim = _dims_arg(dim, "mean")
+    if out is not None:
+        return _mean_out(input, dim, keepdim, dtype=dtype, out=out)
+    if dim is None and not keepdim:
+        return _mean(input, dtype=dtype)
+    return _mean_dim(input, dim, keepdim, dtype=dtype)
+
+
+def _check_nanmean(self, dtype):
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(
+            f"nanmean(): expected input to have floating point or complex dtype but got {self.dtype._ptname}")
+    return _mean_dtype(self, dtype, "nanmean")
+
+
+def _nanmean_kernel(ks, self, dim, keepdim, dtype):
+    array, dt, shape = K.sum_like(self, dim, keepdim, _check_nanmean(self, dtype), kind="nanmean")
+    return _finish(array, dt, shape, self)
+
+
+def _nanmean_out_kernel(ks, self, dim, keepdim, dtype, out):
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(
+            "nanmean(): integral types and 'Bool' are not supported for nanmean, even for empty tensors.")
+    _check_nanmean(self, dtype)
+    dt = _check_nansum_out(self, out, dtype)     # PyTorch: nansum_out(out, ...).div_(count of non-NaNs)
+    array, dt, shape = K.sum_like(self, dim, keepdim, dt, kind="nanmean")
+    K.write_outs([(out, array)], shape)
+    return out
+
+
+_nanmean = _op("nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+               _nanmean_kernel)
+_nanmean_out = _op("nanmean.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, "
+                   "Tensor(a!) out) -> Tensor(a!)", _nanmean_out_kernel)
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """Mean of the non-NaN elements over `dim`."""
+    dim = _dims_arg(dim, "nanmean")
+    if out is not None:
+        return _nanmean_out(input, dim, keepdim, dtype=dtype, out=out)
+    return _nanmean(input, dim, keepdim, dtype=dtype)
+
+
+# ---- max, min (three forms each), amax, amin, aminmax -----------------------------------------------------
+
+
+def _extreme_ops(kind):
+    """The overloads of max (or min): full reduction, along a dim with indices, and elementwise with another."""
+    idx_name = "max_values" if kind == "max" else "min_indices"
+
+    def full_kernel(ks, self):
+        K.check_full_nonempty(self, kind)
+        array, shape = K.extreme(self, None, False, "amax" if kind == "max" else "amin")
+        return _finish(array, self.dtype, shape, self)
+
+    def unary_out_kernel(ks, self, out):
+        K.check_full_nonempty(self, kind)
+        if not _dtype.can_cast(self.dtype, out.dtype):
+            raise RuntimeError(
+                "Expected canCast( typeMetaToScalarType(self.dtype()), typeMetaToScalarType(out.dtype())) to be true, "
+                "but got false.  (Could this error message be improved?  If so, please report an enhancement "
+                "request to PyTorch.)")
+        array, shape = K.extreme(self, None, False, "amax" if kind == "max" else "amin")
+        K.write_outs([(out, array)], shape)
+        return out
+
+    def dim_kernel(ks, self, dim, keepdim):
+        values, indices, shape = K.extreme_with_index(self, dim, keepdim, kind)
+        return (_finish(values, self.dtype, shape, self), _finish(indices, _dtype.int64, shape, self))
+
+    def dim_out_kernel(ks, self, dim, keepdim, values_out, indices_out):
+        K.check_out_dtype(values_out, self.dtype)
+        K.check_out_dtype(indices_out, _dtype.int64)
+        values, indices, shape = K.extreme_with_index(self, dim, keepdim, kind)
+        K.write_outs([(values_out, values), (indices_out, indices)], shape)
+        return values_out, indices_out
+
+    def other(self, other):
+        # PyTorch's max(a, b) is a composite: just at::maximum(a, b) (BinaryOps.cpp)
+        return lookup("maximum" if kind == "max" else "minimum")(self, other)
+
+    def other_out(self, other, out):
+        return lookup("maximum.out" if kind == "max" else "minimum.out")(self, other, out=out)
+
+    return (
+        _op(f"{kind}(Tensor self) -> Tensor", full_kernel),
+        _op(f"{kind}.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", unary_out_kernel),
+        _op(f"{kind}.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", dim_kernel),
+        _op(f"{kind}.dim_{kind}(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) {kind}, Tensor(b!) {idx_name}) "
+            "-> (Tensor(a!) values, Tensor(b!) indices)", dim_out_kernel),
+        _composite(f"{kind}.other(Tensor self, Tensor other) -> Tensor", other),
+        _composite(f"{kind}.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", other_out),
+    )
+
+
+_MAX_OPS = _extreme_ops("max")
+_MIN_OPS = _extreme_ops("min")
+
+
+def _extreme_function(kind, ops):
+    full, unary_out, along, along_out, other_op, other_out = ops
+    named, named_out = getattr(return_types, kind), getattr(return_types, kind + "_out")
+
+    def fn(input, dim=None, keepdim=False, *, other=None, out=None):
+        if isinstance(dim, Tensor):
+            dim, other = None, dim
+        if other is not None:                       # max(a, b): the elementwise maximum
+            return other_op(input, other) if out is None else other_out(input, other, out=out)
+        if dim is None:
+            if keepdim:
+                raise TypeError(f"{kind}() received an invalid combination of arguments - got (Tensor, keepdim=bool)")
+            return full(input) if out is None else unary_out(input, out=out)
+        dim = _int_arg(dim, kind)
+        if out is None:
+            return named(along(input, dim, keepdim))
+        if not isinstance(out, (tuple, list)) or len(out) != 2:
+            raise TypeError(f"expected tuple of 2 elements but got {len(out) if isinstance(out, (tuple, list)) else 1}")
+        return named_out(along_out(input, dim, keepdim, out[0], out[1]))
+
+    fn.__name__ = fn.__qualname__ = kind
+    fn.__doc__ = (f"`{kind}(x)`: the {kind}imum element (0-d). `{kind}(x, dim, keepdim=False)`: a named tuple "
+                  f"(values, indices), the index of the first {kind}imum along `dim` (NaN counts as the {kind}imum). "
+                  f"`{kind}(x, other)`: the elementwise {kind}imum.")
+    return fn
+
+
+max = _extreme_function("max", _MAX_OPS)
+min = _extreme_function("min", _MIN_OPS)
+
+
+def _amax_ops(kind):
+    def kernel(ks, self, dim, keepdim):
+        array, shape = K.extreme(self, dim, keepdim, kind)
+        return _finish(array, self.dtype, shape, self)
+
+    def out_kernel(ks, self, dim, keepdim, out):
+        if out.dtype is not self.dtype:
+            raise RuntimeError(f"Expected the dtype for input and out to match, but got {self.dtype._ptname} for "
+                               f"input's dtype and {out.dtype._ptname} for out's dtype.")
+        array, shape = K.extreme(self, dim, keepdim, kind)
+        K.write_outs([(out, array)], shape)
+        return out
+
+    op = _op(f"{kind}(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", kernel)
+    out_op = _op(f"{kind}.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)",
+                 out_kernel)
+
+    def fn(input, dim=(), keepdim=False, *, out=None):
+        dim = _dims_arg(dim, kind)
+        return op(input, dim, keepdim) if out is None else out_op(input, dim, keepdim, out=out)
+
+    fn.__name__ = fn.__qualname__ = kind
+    fn.__doc__ = f"The {kind[1:]}imum over `dim` (an int or a tuple; () means all). Values only, NaN propagates."
+    return fn
+
+
+amax = _amax_ops("amax")
+amin = _amax_ops("amin")
+
+
+def _aminmax_kernel(ks, self, dim, keepdim):
+    lo, hi, shape = K.aminmax(self, dim, keepdim)
+    return _finish(lo, self.dtype, shape, self), _finish(hi, self.dtype, shape, self)
+
+
+def _aminmax_out_kernel(ks, self, dim, keepdim, min, max):
+    K.check_out_dtype(min, self.dtype)
+    K.check_out_dtype(max, self.dtype)
+    lo, hi, shape = K.aminmax(self, dim, keepdim)
+    K.write_outs([(min, lo), (max, hi)], shape)
+    return min, max
+
+
+_aminmax = _op("aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)",
+               _aminmax_kernel)
+_aminmax_out = _op("aminmax.out(Tensor self, *, int? dim=None, bool keepdim=False, Tensor(a!) min, Tensor(b!) max) "
+                   "-> (Tensor(a!) min, Tensor(b!) max)", _aminmax_out_kernel)
+
+
+def aminmax(input, *, dim=None, keepdim=False, out=None):
+    """min and max together, as the named tuple (min, max)."""
+    if dim is not None:
+        dim = _int_arg(dim, "aminmax")
+    if out is None:
+        return return_types.aminmax(_aminmax(input, dim=dim, keepdim=keepdim))
+    return return_types.aminmax_out(_aminmax_out(input, dim=dim, keepdim=keepdim, min=out[0], max=out[1]))
+
+
+def _argext_ops(kind):
+    def kernel(ks, self, dim, keepdim):
+        array, shape = K.arg_extreme(self, dim, keepdim, kind)
+        return _finish(array, _dtype.int64, shape, self)
+
+    def out_kernel(ks, self, dim, keepdim, out):
+        K.check_out_dtype(out, _dtype.int64)
+        array, shape = K.arg_extreme(self, dim, keepdim, kind)
+        K.write_outs([(out, array)], shape)
+        return out
+
+    op = _op(f"{kind}(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", kernel)
+    out_op = _op(f"{kind}.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)",
+                 out_kernel)
+
+    def fn(input, dim=None, keepdim=False, *, out=None):
+        if dim is not None:
+            dim = _int_arg(dim, kind)
+        return op(input, dim, keepdim) if out is None else out_op(input, dim, keepdim, out=out)
+
+    fn.__name__ = fn.__qualname__ = kind
+    fn.__doc__ = (f"Index of the first {kind[3:]}imum along `dim`; with dim=None, into the flattened input. "
+                  "NaN counts as the extreme.")
+    return fn
+
+
+argmax = _argext_ops("argmax")
+argmin = _argext_ops("argmin")
+
+
+# ---- var, std, var_mean, std_mean --------------------------------------------------------------------------
+
+
+def _var_ops(kind):
+    """var / std (and the out= form) from the one `var_std` kernel: std is the square root of var."""
+    def compute(self, dim, correction, keepdim):
+        var, _, shape = K.var_std(self, dim, correction, keepdim, name=kind)
+        if var is not None and kind == "std":
+            var = K.xp_of(self).sqrt(var)
+        return var, shape
+
+    def kernel(ks, self, dim, correction, keepdim):
+        array, shape = compute(self, dim, correction, keepdim)
+        return _finish(array, self.dtype, shape, self)
+
+    def out_kernel(ks, self, dim, correction, keepdim, out):
+        if self.dtype.is_floating_point:
+            K.check_out_castable(out, self.dtype)
+        array, shape = compute(self, dim, correction, keepdim)
+        K.write_outs([(out, array)], shape)
+        return out
+
+    op = _op(f"{kind}.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) "
+             "-> Tensor", kernel)
+    out_op = _op(f"{kind}.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
+                 "bool keepdim=False, Tensor(a!) out) -> Tensor(a!)", out_kernel)
+    return op, out_op
+
+
+def _var_mean_op(kind):
+    def kernel(ks, self, dim, correction, keepdim):
+        var, mean, shape = K.var_std(self, dim, correction, keepdim, name=f"{kind}_mean")
+        if var is not None and kind == "std":
+            var = K.xp_of(self).sqrt(var)
+        return _finish(var, self.dtype, shape, self), _finish(mean, self.dtype, shape, self)
+
+    return _op(f"{kind}_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
+               "bool keepdim=False) -> (Tensor, Tensor)", kernel)
+
+
+_var, _var_out = _var_ops("var")
+_std, _std_out = _var_ops("std")
+_var_mean = _var_mean_op("var")
+_std_mean = _var_mean_op("std")
+
+
+def _correction_args(name, dim, unbiased, keepdim, correction):
+    """Sort out PyTorch's three signatures: (dim, unbiased, keepdim), (dim, *, correction, keepdim), (unbiased)."""
+    if isinstance(dim, bool):                # var(x, True): the old `unbiased` positional form
+        if unbiased is not None:
+            raise TypeError(f"{name}() received an invalid combination of arguments")
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise TypeError(f"{name}() received an invalid combination of arguments - got both correction and unbiased")
+    if unbiased is not None:
+        correction = 1 if unbiased else 0
+    return _dims_arg(dim, name), keepdim, correction
+
+
+def _var_function(name, op, out_op):
+    def fn(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+        dim, keepdim, correction = _correction_args(name, dim, unbiased, keepdim, correction)
+        if out is not None:
+            return out_op(input, dim, correction=correction, keepdim=keepdim, out=out)
+        return op(input, dim, correction=correction, keepdim=keepdim)
+
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+var = _var_function("var", _var, _var_out)
+var.__doc__ = ("Variance over `dim`: sum((x - mean)^2) / (N - correction). correction=1 (the default, or "
+               "unbiased=True) is Bessel's correction; correction=0 (unbiased=False) divides by N.")
+std = _var_function("std", _std, _std_out)
+std.__doc__ = "Standard deviation over `dim`: the square root of `var` (same arguments)."
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """(var, mean) in one pass over the data, as a plain tuple."""
+    dim, keepdim, correction = _correction_args("var_mean", dim, unbiased, keepdim, correction)
+    return _var_mean(input, dim, correction=correction, keepdim=keepdim)
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """(std, mean) in one pass over the data, as a plain tuple."""
+    dim, keepdim, correction = _correction_args("std_mean", dim, unbiased, keepdim, correction)
+    return _std_mean(input, dim, correction=correction, keepdim=keepdim)
+
+
+# ---- logsumexp ----------------------------------------------------------------------------------------------
+
+
+def _logsumexp_dtype(self):
+    # integers are first converted to the default float dtype (ReduceOps.cpp logsumexp)
+    return self.dtype if self.dtype.is_floating_point else _dtype.get_default_dtype()
+
+
+def _logsumexp_kernel(ks, self, dim, keepdim):
+    array, shape = K.logsumexp(self, dim, keepdim)
+    return _finish(array, _logsumexp_dtype(self), shape, self)
+
+
+def _logsumexp_out_kernel(ks, self, dim, keepdim, out):
+    if not out.dtype.is_floating_point:
+        raise RuntimeError(f"logsumexp(): Expected floating point type for result tensor, but got: {out.dtype._ptname}")
+    array, shape = K.logsumexp(self, dim, keepdim)
+    K.write_outs([(out, array)], shape)
+    return out
+
+
+_logsumexp = _op("logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor", _logsumexp_kernel)
+_logsumexp_out = _op("logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)",
+                     _logsumexp_out_kernel)
+
+
+def logsumexp(input, dim, keepdim=False, *, out=None):
+    """log(sum(exp(x))) over `dim`, computed without overflow by subtracting the max first."""
+    dim = _dims_arg(dim, "logsumexp")
+    return _logsumexp(input, dim, keepdim) if out is None else _logsumexp_out(input, dim, keepdim, out=out)
+
+
+# ---- norms --------------------------------------------------------------------------------------------------
+
+
+def _vector_norm_kernel(ks, self, ord, dim, keepdim, dtype):
+    array, dt, shape = K.vector_norm(self, ord, dim, keepdim, dtype)
+    return _finish(array, dt, shape, self)
+
+
+def _vector_norm_out_kernel(ks, self, ord, dim, keepdim, dtype, out):
+    array, dt, shape = K.vector_norm(self, ord, dim, keepdim, dtype)
+    K.check_out_dtype(out, dt)
+    K.write_outs([(out, array)], shape)
+    return out
+
+
+_vector_norm = _op("linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, "
+                   "ScalarType? dtype=None) -> Tensor", _vector_norm_kernel)
+_vector_norm_out = _op("linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, "
+                       "ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", _vector_norm_out_kernel)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    """`torch.linalg.vector_norm`: (sum |x|^ord)^(1/ord) over `dim`; ord may be 0, inf, -inf or any number."""
+    if isinstance(ord, (str, bool)) or not isinstance(ord, (int, float)) and not hasattr(ord, "__float__"):
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not {type(ord).__name__}")
+    dim = _dims_arg(dim, "linalg_vector_norm")
+    if out is not None:
+        return _vector_norm_out(x, ord, dim, keepdim, dtype=dtype, out=out)
+    return _vector_norm(x, ord, dim, keepdim, dtype=dtype)
+
+
+linalg_vector_norm = vector_norm
+
+
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """`torch.norm`, ported from torch/functional.py: every vector norm (and 'fro' over <= 2 dims) is
+    `linalg.vector_norm`; 'nuc' and 'fro' over other dims are matrix norms (`linalg.matrix_norm`)."""
+    _dim = [dim] if isinstance(dim, int) else dim
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
+            return vector_norm(input, 2, _dim, keepdim, dtype=dtype, out=out)
+        if _dim is None:
+            _dim = list(range(input.dim()))
+        _matrix_norm_checks(input, p, list(_dim))
+        matrix_norm = getattr(lookup_linalg(), "matrix_norm", None)
+        if matrix_norm is None:
+            raise NotImplementedError(f"norm(p={p!r}) needs linalg.matrix_norm, which teachtorch does not have yet")
+        return matrix_norm(input, p, _dim, keepdim, dtype=dtype, out=out)
+    return vector_norm(input, 2.0 if p is None else p, _dim, keepdim, dtype=dtype, out=out)
+
+
+def _matrix_norm_checks(A, ord, dim):
+    """The argument checks of linalg.matrix_norm (LinearAlgebra.cpp), in PyTorch's order."""
+    if ord not in ("fro", "nuc"):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if A.dim() < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    if not A.dtype.is_floating_point:
+        raise RuntimeError(
+            f"linalg.matrix_norm: Expected a floating point or complex tensor as input. Got {A.dtype._ptname}")
+    if ord == "nuc" and A.dtype is _dtype.float16:
+        raise RuntimeError("linalg.matrix_norm: Low precision dtypes not supported. Got Half")
+    if len(dim) != 2:
+        raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got " + " ".join(map(str, dim)))
+    d0, d1 = (_strides.normalize_dim(d, A.dim()) for d in dim)
+    if d0 == d1:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({d0}, {d1})")
+
+
+def lookup_linalg():
+    """The linear-algebra ops module (imported when first needed: it is a sibling of this one)."""
+    from . import linalg
+    return linalg
+
+
+# ---- softmax, log_softmax ---------------------------------------------------------------------------------
+
+
+def _softmax_ops(kind):
+    """`_softmax(x, dim, half_to_float)` is the kernel; `softmax.int(x, dim, dtype)` casts to `dtype` first."""
+    log = kind == "log_softmax"
+
+    def check(self, dim, dtype):
+        """Integers can't be softmaxed (unless `dtype=` converts them): the cpu kernel has no such instance.
+        The last dim has its own kernel (SoftMax.cpp), whose name is in the message. Empty inputs return early."""
+        d = _strides.normalize_dim(dim, self.dim())
+        if not dtype.is_floating_point and self.numel() > 0:
+            last = self.dim() == 0 or d == self.dim() - 1      # a 0-d input is viewed as 1-d
+            raise K.not_implemented(f"{kind}_lastdim_kernel_impl" if last else f"{kind}_kernel_impl", dtype)
+
+    def kernel(ks, self, dim, half_to_float):
+        dt = _dtype.float32 if half_to_float else self.dtype
+        check(self, dim, dt)
+        array, shape = K.softmax(self, dim, log, dt)
+        return _finish(array, dt, shape, self)
+
+    def int_kernel(ks, self, dim, dtype):
+        # PyTorch's softmax.int is a composite: _softmax(dtype is None ? self : self.to(dtype), dim, false).
+        # The cast happens inside the kernel here, so this op does not depend on the conversion ops.
+        result_dtype = self.dtype if dtype is None else dtype
+        check(self, dim, result_dtype)
+        array, shape = K.softmax(self, dim, log, result_dtype)
+        return _finish(array, result_dtype, shape, self)
+
+    def out_kernel(ks, self, dim, dtype, out):
+        result_dtype = self.dtype if dtype is None else dtype
+        K.check_out_dtype(out, result_dtype)      # the meta step's check runs before the kernel is chosen
+        check(self, dim, result_dtype)
+        array, shape = K.softmax(self, dim, log, result_dtype)
+        K.write_outs([(out, array)], shape)
+        return out
+
+    private = _op(f"_{kind}(Tensor self, int dim, bool half_to_float) -> Tensor", kernel)
+    op = _op(f"{kind}.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", int_kernel)
+    out_op = _op(f"{kind}.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)",
+                 out_kernel)
+
+    def fn(input, dim, dtype=None, *, out=None):
+        dim = _int_arg(dim, kind)
+        return op(input, dim, dtype) if out is None else out_op(input, dim, dtype, out=out)
+
+    fn.__name__ = fn.__qualname__ = kind
+    return fn, private
+
+
+softmax, _softmax = _softmax_ops("softmax")
+softmax.__doc__ = "exp(x) / sum(exp(x)) along `dim`, computed as exp(x - max) / sum(exp(x - max)) to avoid overflow."
+log_softmax, _log_softmax = _softmax_ops("log_softmax")
+log_softmax.__doc__ = "log(softmax(x)) along `dim`, computed as (x - max) - log(sum(exp(x - max)))."
+
+
+# ---- cumsum, cumprod --------------------------------------------------------------------------------------
+
+
+def _cumulative_ops(kind):
+    def kernel(ks, self, dim, dtype):
+        dt = K.sum_dtype(self.dtype, dtype)
+        array, shape = K.cumulative(self, dim, dt, kind)
+        return _finish(array, dt, shape, self)
+
+    def inplace_kernel(ks, self, dim, dtype):
+        if dtype is not None and dtype is not self.dtype:
+            raise RuntimeError(f"Bad in-place call: input tensor dtype {K.CPP_NAMES[self.dtype.name]} and output "
+                               f"tensor dtype {K.CPP_NAMES[dtype.name]} should match")
+        array, shape = K.cumulative(self, dim, self.dtype, kind)   # in place: the sum stays in self's dtype
+        K.write(self, array)     # refuses overlapping (expanded) targets; writes nothing on meta
+        return self
+
+    def out_kernel(ks, self, dim, dtype, out):
+        dt = _out_dtype(out, dtype)
+        array, shape = K.cumulative(self, dim, dt, kind)
+        K.write_outs([(out, array)], shape)
+        return out
+
+    op = _op(f"{kind}(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", kernel)
+    inplace_op = _op(f"{kind}_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)", inplace_kernel)
+    out_op = _op(f"{kind}.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",
+                 out_kernel)
+
+    def fn(input, dim, *, dtype=None, out=None):
+        dim = _int_arg(dim, kind)
+        return op(input, dim, dtype=dtype) if out is None else out_op(input, dim, dtype=dtype, out=out)
+
+    def inplace(self, dim, *, dtype=None):
+        return inplace_op(self, _int_arg(dim, kind + "_"), dtype=dtype)
+
+    fn.__name__ = fn.__qualname__ = kind
+    inplace.__name__ = inplace.__qualname__ = kind + "_"
+    return fn, inplace
+
+
+cumsum, cumsum_ = _cumulative_ops("cumsum")
+cumsum.__doc__ = "Running sums along `dim`: out[i] = x[0] + ... + x[i]. Bools and integers sum into int64."
+cumprod, cumprod_ = _cumulative_ops("cumprod")
+cumprod.__doc__ = "Running products along `dim`: out[i] = x[0] * ... * x[i]. Bools and integers into int64."
+
+
+# ---- all, any, count_nonzero ------------------------------------------------------------------------------
+
+
+def _logical_ops(kind):
+    def result_dtype(self):
+        # uint8 in, uint8 out: a relic of the days before torch.bool, kept for backward compatibility
+        return _dtype.uint8 if self.dtype is _dtype.uint8 else _dtype.bool_
+
+    def kernel(ks, self):
+        array, shape = K.all_any(self, None, False, kind)
+        return _finish(array, result_dtype(self), shape, self)
+
+    def dims_kernel(ks, self, dim, keepdim):
+        array, shape = K.all_any(self, dim, keepdim, kind)
+        return _finish(array, result_dtype(self), shape, self)
+
+    def check_out(out):
+        if out.dtype is not _dtype.bool_ and out.dtype is not _dtype.uint8:
+            raise RuntimeError(f"{kind} only supports bool tensor for result, got: {out.dtype._ptname}")
+
+    def all_out_kernel(ks, self, out):
+        check_out(out)
+        array, shape = K.all_any(self, None, False, kind, out.dtype)
+        K.write_outs([(out, array)], shape)
+        return out
+
+    def dims_out_kernel(ks, self, dim, keepdim, out):
+        check_out(out)
+        array, shape = K.all_any(self, dim, keepdim, kind, out.dtype)
+        K.write_outs([(out, array)], shape)
+        return out
+
+    full = _op(f"{kind}(Tensor self) -> Tensor", kernel)
+    dims = _op(f"{kind}.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor", dims_kernel)
+    full_out = _op(f"{kind}.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", all_out_kernel)
+    dims_out = _op(f"{kind}.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) "
+                   "-> Tensor(a!)", dims_out_kernel)
+
+    def fn(input, dim=None, keepdim=False, *, out=None):
+        dim = _dims_arg(dim, kind)
+        if dim is None and not keepdim:
+            return full(input) if out is None else full_out(input, out=out)
+        return dims(input, dim, keepdim) if out is None else dims_out(input, dim, keepdim, out=out)
+
+    fn.__name__ = fn.__qualname__ = kind
+    return fn
+
+
+all = _logical_ops("all")
+all.__doc__ = "True where every element over `dim` is non-zero (None: all dims; an empty list: none)."
+any = _logical_ops("any")
+any.__doc__ = "True where some element over `dim` is non-zero (None: all dims; an empty list: none)."
+
+
+def _count_nonzero_kernel(ks, self, dim):
+    array, shape = K.count_nonzero(self, dim)
+    return _finish(array, _dtype.int64, shape, self)
+
+
+_count_nonzero = _op("count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor", _count_nonzero_kernel)
+_count_nonzero_all = _op("count_nonzero(Tensor self, int? dim=None) -> Tensor", _count_nonzero_kernel)
+
+
+def count_nonzero(input, dim=None):
+    """How many elements over `dim` are not zero (int64; no keepdim)."""
+    dim = _dims_arg(dim, "count_nonzero")
+    if isinstance(dim, (list, tuple)):
+        return _count_nonzero(input, dim)
+    return _count_nonzero_all(input, dim)
+
+
+# ---- median, nanmedian --------------------------------------------------------------------------------------
+
+# What PyTorch's cpu median of an empty tensor returns: NaN converted to the dtype (x86 gives the lowest
+# value for 32- and 64-bit ints, which the narrower ints then truncate to 0; NaN is true as a bool).
+_NAN_AS = {"int64": -2 ** 63, "int32": -2 ** 31, "int16": 0, "int8": 0, "uint8": 0, "bool": True}
+
+
+def _legacy_type(dtype):
+    return f"torch.{dtype._ptname}Tensor"
+
+
+def _median_ops(kind):
+    ignore_nan = kind == "nanmedian"
+
+    def full_kernel(ks, self):
+        if self.numel() == 0:     # PyTorch returns NaN converted to the dtype, before looking at the dtype
+            value = None if K.is_meta(self) else K.xp_of(self).asarray(_NAN_AS.get(self.dtype.name, float("nan")))
+            return _finish(value, self.dtype, (), self)
+        value, _, shape = K.median(self, None, False, ignore_nan)
+        return _finish(value, self.dtype, shape, self)
+
+    def dim_kernel(ks, self, dim, keepdim):
+        values, indices, shape = K.median(self, dim, keepdim, ignore_nan)
+        return _finish(values, self.dtype, shape, self), _finish(indices, _dtype.int64, shape, self)
+
+    def dim_out_kernel(ks, self, dim, keepdim, values_out, indices_out):
+        # Sorting.cpp checks with the old TensorArg helpers, whose messages name legacy tensor types
+        if indices_out.dtype is not _dtype.int64:
+            raise RuntimeError(f"Expected tensor for argument #1 'indices' to have scalar type Long; but got "
+                               f"{_legacy_type(indices_out.dtype)} instead (while checking arguments for median)")
+        if values_out.dtype is not self.dtype:
+            raise RuntimeError(f"Expected tensor for 'values' to have the same type as tensor for argument #2 'self'; "
+                               f"but type {_legacy_type(values_out.dtype)} does not equal {_legacy_type(self.dtype)} "
+                               "(while checking arguments for median)")
+        values, indices, shape = K.median(self, dim, keepdim, ignore_nan)
+        K.write_outs([(values_out, values), (indices_out, indices)], shape)
+        return values_out, indices_out
+
+    full = _op(f"{kind}(Tensor self) -> Tensor", full_kernel)
+    along = _op(f"{kind}.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", dim_kernel)
+    along_out = _op(f"{kind}.dim_values(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) values, "
+                    "Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", dim_out_kernel)
+    named, named_out = getattr(return_types, kind), getattr(return_types, kind + "_out")
+
+    def fn(input, dim=None, keepdim=False, *, out=None):
+        if dim is None:
+            return full(input)
+        dim = _int_arg(dim, kind)
+        if out is None:
+            return named(along(input, dim, keepdim))
+        return named_out(along_out(input, dim, keepdim, values=out[0], indices=out[1]))
+
+    fn.__name__ = fn.__qualname__ = kind
+    return fn
+
+
+median = _median_ops("median")
+median.__doc__ = ("The lower median (element (n-1)//2 in sorted order). With `dim`: a named tuple (values, "
+                  "indices). NaN propagates.")
+nanmedian = _median_ops("nanmedian")
+nanmedian.__doc__ = "Like `median`, ignoring NaNs."
+
+
+# ---- Tensor methods -----------------------------------------------------------------------------------------
+
+for _f in (sum, nansum, mean, nanmean, prod, max, min, amax, amin, aminmax, argmax, argmin, var, std, logsumexp,
+           norm, softmax, log_softmax, cumsum, cumprod, all, any, count_nonzero, median, nanmedian):
+    bind_method(_f.__name__, _f)
+bind_method("cumsum_", cumsum_)
+bind_method("cumprod_", cumprod_)
+
+
+__all__ = ["all", "amax", "amin", "aminmax", "any", "argmax", "argmin", "count_nonzero", "cumprod", "cumsum",
+           "log_softmax", "logsumexp", "max", "mean", "median", "min", "nanmean",
+           "nanmedian", "nansum", "norm", "prod", "return_types", "softmax", "std", "std_mean", "sum", "var",
+           "var_mean"]
