@@ -24,6 +24,7 @@ from .autograd import fallback as _autograd_fallback  # noqa: F401
 from .autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .ops import *  # noqa: F401,F403
 from .ops import __all__ as _ops_all
+from .ops import random  # noqa: F401  (teachtorch.random.manual_seed, like torch.random)
 from ._repr import set_printoptions, get_printoptions, printoptions
 from . import library
 from .dispatch import ops

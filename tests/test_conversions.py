@@ -4,7 +4,6 @@ Python (`item`, `tolist`, `numpy`, `len`, `iter`, `bool`, `int`, `float`, `index
 PyTorch: values, dtypes, strides, aliasing and errors."""
 
 import operator
-import warnings
 
 import numpy as np
 import pytest
@@ -379,8 +378,6 @@ def test_repr_with_other_default_dtype(i, d):
 
 @given(inputs(dtype="float32", low=-1000, high=1000), st.sampled_from(DTYPES))
 def test_fuzz_repr(p, dtype):
-    for lib in (tt, torch):
-        pass
     got = repr(p.build(tt).to(TT[dtype]))
     exp = repr(p.build(torch).to(TORCH_DTYPE[dtype]))
     assert got == exp

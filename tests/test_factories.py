@@ -258,7 +258,6 @@ def test_as_tensor_shares_or_copies():
     check(lambda lib: lib.as_tensor(np.float32(3)))
     check(lambda lib: meta(lib.as_tensor(np.ones(2), device="meta")))
     check(lambda lib: lib.as_tensor(np.arange(3)[::-1]))
-    check(lambda lib: lib.asarray([1, 2]))
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -286,6 +285,13 @@ def test_zeros_ones_empty_dtypes(name, dtype):
         check(lambda lib, d: meta(lib.empty(2, 3, dtype=d)), dtype)
     else:
         check(lambda lib, d: getattr(lib, name)(2, 3, dtype=d), dtype)
+
+
+def test_size_keyword():
+    for name in ["zeros", "ones", "rand", "randn", "empty"]:
+        check(lambda lib: meta(getattr(lib, name)(size=(2, 3))))
+        check(lambda lib: meta(getattr(lib, name)(size=[4])))
+        check(lambda lib: getattr(lib, name)(2, size=(2, 3)), msg=False)
 
 
 def test_sizes_from_0d_int_tensors():

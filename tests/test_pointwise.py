@@ -460,6 +460,22 @@ def test_integer_overflow_wraps():
                 check(f, x)
 
 
+def test_float16_converts_inputs_first():
+    # inputs are converted to the common dtype float16 before the float32 arithmetic...
+    big = P(np.array([70000, 65519, 65520, -70000, 3], dtype="int32"))
+    half = P(np.array([1.0, 1.0, 1.0, 1.0, 0.5], dtype="float16"))
+    for f in (lambda lib, x, y: x + y, lambda lib, x, y: lib.remainder(x, y), lambda lib, x, y: x == y,
+              lambda lib, x, y: lib.maximum(x, y), lambda lib, x, y: lib.atan2(x, y)):
+        check(f, big, half)
+    check(lambda lib, x, y: lib.remainder(x, y), P(np.array(2.8217, "float32")), P(np.array([1.4109], "float16")))
+    check(lambda lib, x: x == 0.1, P(np.array([0.1, 0.2], "float16")))
+    check(lambda lib, x: lib.remainder(x, 0.1), P(np.array([0.3, 1.0], "float16")))
+    # ... except a number after the first operand of add, sub, mul, div and lerp, used as it is
+    check(lambda lib, x: x * 70000, P(np.array([0.5, 1e-3], "float16")))
+    check(lambda lib, x: x / 0.1, P(np.array([0.3, 1.0], "float16")))
+    check(lambda lib, x: lib.lerp(x, x + 1, 70000.0), P(np.array([0.5, 1e-3], "float16")))
+
+
 def test_float16_computes_in_float32():
     check(lambda lib, x, y: x + y, _rand((4,), "float16"), _rand((4,), "float16", seed=1))
     check(lambda lib, x: x + 0.1, P(np.array([1000.0, 2048.0, 0.1], dtype="float16")))
@@ -528,6 +544,19 @@ def test_pow_semantics():
     check(lambda lib, x: lib.pow(x, 2), _rand((3,), "float16"))
     check(lambda lib, x: lib.pow(3, x), _rand((3,), "float16"))
     check(lambda lib: lib.pow(2, 3), msg=False)
+    # x ** 0.5 with a number exponent is sqrt(x) for float32 and float64, which differs from pow at -0.0 and -inf
+    special = P(np.array([0.0, -0.0, 0.5, -1.5, np.inf, -np.inf, np.nan, 4.0], dtype="float32"))
+    for dtype in FLOATS:
+        x = P(special.values.astype(dtype), "sliced")
+        for e in (0.5, -0.5, 2, 3, -1, -2, 0.1, 1.5, 0, np.inf, -np.inf):
+            check(lambda lib, x: lib.pow(x, e), x)
+            check(lambda lib, x: lib.pow(x, lib.tensor(e)), x)
+            check(lambda lib, x: lib.pow(e, x), x)
+            check(lambda lib, x: lib.float_power(x, e), x)
+        check(lambda lib, x: lib.pow(x, lib.full((8,), 0.5, dtype=x.dtype)), x)
+    for e in (1000, 300, 70000, 2 ** 40, 1e10):
+        for dtype in ("int8", "uint8", "int16", "float16", "int32"):
+            check(lambda lib, x: lib.pow(x, e), _rand((3,), dtype, low=0, high=1))
     check_inplace(lambda lib, x: x.pow_(-1), _rand((3,), "int64"))
     check_inplace(lambda lib, x: x.pow_(0.5), _rand((3,), "int64"))
 
@@ -658,6 +687,8 @@ def test_clamp_errors_and_nan():
     check(lambda lib, x: lib.clamp(x, 1e10), _rand((3,), "float16"))
     check(lambda lib, x: lib.clamp(x, 1e40), _rand((3,), "float32"))
     check(lambda lib, x: lib.clamp(x, float("nan")), _rand((3,), "float32"))
+    check(lambda lib, x: lib.clamp(x, 70000, float("nan")), _rand((3,), "float16"))
+    check(lambda lib, x: lib.clamp(x, 70000, 1), _rand((3,), "float16"))
     check(lambda lib, x: lib.clamp(x, 0, 1), _special("float32"))
     check(lambda lib, x, t: lib.clamp(x, t), _rand((3,), "float32"), P(np.array([np.nan, 0.0, 0.0], "float32")))
     for o in ("int64", "float32", "float64"):
@@ -717,8 +748,7 @@ def test_lerp():
             check(lambda lib, s, e, w: lib.lerp(s, e, w), s, e, _rand((3, 1), dtype, "sliced", seed=3, low=0, high=1))
             check(lambda lib, s, e, w: s.lerp(e, w), s, e, _rand((), "float64", seed=3))
     x = _rand((3,), "float32")
-    check(lambda lib, x: lib.lerp(x, x.double(), 0.5) if lib is torch else lib.lerp(x, lib.ones(3, dtype=lib.float64),
-                                                                                 0.5), x)
+    check(lambda lib, x: lib.lerp(x, x.double(), 0.5), x)
     for dtype in ("int64", "bool", "uint8"):
         check(lambda lib, x: lib.lerp(x, x, 0.5), _rand((3,), dtype))
         check(lambda lib, x: lib.lerp(x, x, x), _rand((3,), dtype))

@@ -13,7 +13,8 @@ Type promotion kinds (PyTorch's ELEMENTWISE_TYPE_PROMOTION_KIND, torch/_prims_co
     DEFAULT       result_type of the operands                               add, mul, maximum
     INT_TO_FLOAT  like DEFAULT, but integers and bools give the default float    exp, sqrt, div, sigmoid
     ALWAYS_BOOL   compute in the promoted type, return bool                 eq, lt, isnan, logical_and
-float16 is computed in float32 and rounded once at the end, as PyTorch's "opmath" does on cpu.
+float16 is computed in float32 and rounded once at the end, as PyTorch's "opmath" does on cpu; the inputs are
+first converted to the common dtype (an int32 70000 in a float16 op becomes inf), as TensorIterator does.
 """
 
 import numpy as np
@@ -119,8 +120,9 @@ def run(fn, operands, params, compute_dtype, device, dtype=None, opmath_scalar=F
     """The impl step: `fn` on the operands cast to the compute dtype (None on the meta device), the result
     cast to `dtype` when given (the result dtype, or the dtype of the tensor it will be written into).
 
-    `opmath_scalar`: a number (or 0-dim tensor) as the second operand of a float16 op is used as it is, not
-    rounded to float16 first, as add, sub, mul and div do (`iter.original_scalar_value<opmath_t>(2)`).
+    `opmath_scalar`: a number (or 0-dim tensor) after the first operand of a float16 op is used as it is, not
+    rounded to float16 first, as add, sub, mul, div (`iter.original_scalar_value<opmath_t>(2)`) and lerp's
+    weight do.
 
     NumPy warns on `log(0)`, `0/0` or a float overflow, also when casting (1e5 into float16); PyTorch
     silently gives inf and nan, so the warnings are switched off here (they would be errors under -W error).
@@ -133,7 +135,7 @@ def run(fn, operands, params, compute_dtype, device, dtype=None, opmath_scalar=F
         if via is None:
             arrays = [_cast(xp, a, compute_dtype) for a in operands]
         else:
-            arrays = [_cast(xp, a, compute_dtype, None if (opmath_scalar and i == 1 and _is_scalar(a)) else via)
+            arrays = [_cast(xp, a, compute_dtype, None if (opmath_scalar and i > 0 and _is_scalar(a)) else via)
                       for i, a in enumerate(operands)]
         result = fn(xp, *arrays, *params)
         if dtype is not None and result.dtype != dtype.numpy:

@@ -14,9 +14,10 @@ How PyTorch does it (aten/src/ATen/native/ReduceOps.cpp, ReduceOpsUtils.h, Tenso
    (`at::acc_type`: float16 in float32; on the cpu float32 often in float64) and rounds once at the end.
 
 Here each kernel does both steps over the array module `xp` (NumPy or CuPy): `xp.sum(a, axis=dims,
-keepdims=keepdim, dtype=acc)` is the whole impl step. Everything computes in `accumulate_dtype` (float16 in
-float32, float32 in float64, integers in int64) and is rounded to the result dtype once, so results differ from
-PyTorch's only in the last bits. On the meta device only the meta step runs.
+keepdims=keepdim, dtype=acc)` is the whole impl step. Everything accumulates in `accumulate_dtype` (float16 in
+float32, float32 in float64, integers in int64) and is rounded to the result dtype at the end (mean rounds its
+sum before dividing, as PyTorch's `sum(...).div_(n)` does), so results differ from PyTorch's only in the last
+bits. On the meta device only the meta step runs.
 
 Ops with no identity (max, min, argmax, median) refuse empty reductions with PyTorch's errors; ops with one
 give it: an empty sum is 0, an empty product 1, an empty mean NaN, an empty logsumexp -inf.
@@ -27,9 +28,9 @@ import warnings
 
 import numpy as np
 
-from .._dtype import bool_, float16, float32, float64, int64, promote_types, uint8
+from .._dtype import bool_, float16, int64, promote_types, uint8
 from .._strides import normalize_dim
-from ..backends import ARRAY_MODULES, empty, wrap, write
+from ..backends import ARRAY_MODULES, check_writable, empty, wrap, write
 from .pointwise import check_out, resize_out
 
 # ---- dims -------------------------------------------------------------------------------------------------
@@ -58,7 +59,8 @@ def reduction_dims(dim, ndim, empty_means_all=True, wrap_first=True):
     if dims is None or (len(dims) == 0 and empty_means_all):
         return tuple(range(ndim))
     if wrap_first:
-        dims = [normalize_dim(d, ndim) for d in dims]
+        for d in dims:
+            normalize_dim(d, ndim)           # every dim in range, before looking for repeats
     seen = []
     for d in dims:
         d = normalize_dim(d, ndim)
@@ -116,9 +118,9 @@ def accumulate_dtype(dtype):
     exactly as the narrower type would, since the result is cast back). float32 is widened to float64 here, as
     PyTorch's cpu cumsum and var do; its cpu sum instead uses a float32 cascade sum, equally accurate.
     """
-    if dtype is float16 or dtype is float32 or dtype is float64:
-        return np.float64 if dtype is not float16 else np.float32
-    return np.int64
+    if dtype is float16:
+        return np.float32
+    return np.float64 if dtype.is_floating_point else np.int64
 
 
 def opmath_dtype(dtype):
@@ -192,7 +194,13 @@ def check_out_castable(out, dtype):
 
 
 def write_outs(pairs, shape):
-    """After every check passed: resize each `out=` tensor to `shape` (with PyTorch's warning) and write."""
+    """After every check passed: resize each `out=` tensor to `shape` (with PyTorch's warning) and write.
+
+    Every target is checked writable first, so that a failure leaves all of them unchanged.
+    """
+    for out, _ in pairs:
+        if tuple(out._sizes) == tuple(shape):
+            check_writable(out)
     for out, _ in pairs:
         resize_out(out, shape)
     for out, array in pairs:
@@ -420,7 +428,8 @@ def vector_norm(self, ord, dim, keepdim, dtype):
                     "this dimension is empty and the operation does not have an identity")
     if dtype is not None:
         if not dtype.is_floating_point:
-            raise RuntimeError(f"linalg.vector_norm: dtype should be floating point or complex, but got {dtype._ptname}")
+            raise RuntimeError(
+                f"linalg.vector_norm: dtype should be floating point or complex, but got {dtype._ptname}")
         if promote_types(self.dtype, dtype) is not dtype:
             raise RuntimeError(
                 f"linalg.vector_norm: the dtype of the input ({self.dtype._ptname}) should be convertible without "

@@ -32,7 +32,7 @@ from .._storage import UntypedStorage
 from .._strides import (
     channels_last_strides, contiguous_strides, is_non_overlapping_and_dense, pointwise_output_strides,
 )
-from .._tensor import Size, Tensor
+from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
 from ..backends import ARRAY_MODULES, wrap, write
 from ..backends import empty as _empty_tensor
@@ -100,8 +100,16 @@ def _is_index(x):
     return isinstance(x, Tensor) and x.dim() == 0 and not x.dtype.is_floating_point
 
 
-def _size_arg(size, fn="zeros"):
-    """Accept `zeros(2, 3)`, `zeros((2, 3))`, `zeros([2, 3])` and `zeros(Size)`; check like PyTorch's parser."""
+def _size_arg(size, fn="zeros", keywords=None):
+    """Accept `zeros(2, 3)`, `zeros((2, 3))`, `zeros([2, 3])`, `zeros(Size)` and `zeros(size=(2, 3))`; check
+    like PyTorch's parser. `keywords` are the call's leftover keyword arguments (only `size` is allowed)."""
+    if keywords:
+        unknown = sorted(set(keywords) - {"size"})
+        if unknown:
+            raise TypeError(f"{fn}() got an unexpected keyword argument '{unknown[0]}'")
+        if size:
+            raise TypeError(f"{fn}() got multiple values for argument 'size'")
+        size = (keywords["size"],)
     if not size:
         raise TypeError(f"{fn}() missing 1 required positional arguments: \"size\"")
     if len(size) == 1 and not _is_index(size[0]):
@@ -322,8 +330,10 @@ def _filled(op, out_op, fn, size, *value, dtype, device, requires_grad, out):
     return _finish(op(size, *value, dtype=dtype, device=check_device(device)), requires_grad)
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False, out=None, memory_format=None, pin_memory=False):
-    size = _size_arg(size, "empty")
+def empty(*size, dtype=None, device=None, requires_grad=False, out=None, memory_format=None, pin_memory=False,
+          layout=None, **size_keyword):
+    """A tensor whose values are whatever the memory held (here: zeros, as fresh NumPy memory is zeroed)."""
+    size = _size_arg(size, "empty", size_keyword)
     if out is not None:
         check_out("empty", out, dtype)
         return empty_out_op(size, out=out)
@@ -332,16 +342,18 @@ def empty(*size, dtype=None, device=None, requires_grad=False, out=None, memory_
                             memory_format=_format_name(memory_format)), requires_grad)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False, out=None, pin_memory=False):
-    size = _size_arg(size, "zeros")
+def zeros(*size, dtype=None, device=None, requires_grad=False, out=None, pin_memory=False, layout=None,
+          **size_keyword):
+    size = _size_arg(size, "zeros", size_keyword)
     if any(s < 0 for s in size):
         raise RuntimeError("zeros: Dimension size must be non-negative.")   # zeros checks on its own
     return _filled(zeros_op, zeros_out_op, "zeros", size, dtype=dtype, device=device,
                    requires_grad=requires_grad, out=out)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False, out=None, pin_memory=False):
-    return _filled(ones_op, ones_out_op, "ones", _size_arg(size, "ones"), dtype=dtype, device=device,
+def ones(*size, dtype=None, device=None, requires_grad=False, out=None, pin_memory=False, layout=None,
+         **size_keyword):
+    return _filled(ones_op, ones_out_op, "ones", _size_arg(size, "ones", size_keyword), dtype=dtype, device=device,
                    requires_grad=requires_grad, out=out)
 
 
@@ -357,7 +369,8 @@ def _fill_value(fill_value, fn):
     return fill_value.item() if isinstance(fill_value, np.generic) else fill_value
 
 
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None, pin_memory=False):
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None, pin_memory=False,
+         layout=None):
     if _is_index(size) or not isinstance(size, (tuple, list)):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {_type_name(size)}")
     fill_value = _fill_value(fill_value, "full")
@@ -750,6 +763,10 @@ def _infer_scalar_type(obj):
     if _is_sequence(obj):
         if len(obj) == 0:
             return _dtype.get_default_dtype()   # like NumPy, but the default dtype instead of double
+        kinds = set(map(type, obj))
+        if kinds <= {float, int, bool}:   # plain Python numbers (the usual case): promote their kinds at once
+            return (_dtype.get_default_dtype() if float in kinds else _dtype.int64 if int in kinds
+                    else _dtype.bool_)
         result = None
         for item in obj:
             d = _infer_scalar_type(item)
@@ -775,6 +792,9 @@ def _recursive_store(obj, sizes, dim, flat, dtype=None):
     n = sizes[dim]
     if len(obj) != n:
         raise ValueError(f"expected sequence of length {n} at dim {dim} (got {len(obj)})")
+    if dim == len(sizes) - 1 and dtype is None:
+        flat.extend(obj)   # the innermost lists hold the leaves (converted, and checked, afterwards)
+        return
     for item in obj:
         if isinstance(item, np.ndarray) and not _warned_ndarray_list[0]:
             _warned_ndarray_list[0] = True
@@ -817,6 +837,28 @@ def _store_scalar(obj, dtype):
     return checked_convert(v, dtype, name=dtype.name)
 
 
+def _fast_numbers(flat, dtype):
+    """Plain Python numbers converted by NumPy in one go, with `store_scalar`'s range check; None when they need
+    the element-by-element path (other objects, floats into an integer dtype, ints too big for int64)."""
+    kinds = set(map(type, flat))
+    if not kinds <= {float, int, bool} or float in kinds and not dtype.is_floating_point:
+        return None
+    try:
+        values = np.array(flat, dtype=np.float64 if dtype.is_floating_point else np.int64)
+    except OverflowError:
+        return None
+    if dtype.is_floating_point:
+        return values
+    if dtype is _dtype.bool_:
+        return values != 0
+    info = np.iinfo(dtype.numpy)
+    # a negative int may wrap around into an unsigned type, down to -max (see `overflows`)
+    too_small = values < (-int(info.max) if info.min == 0 else int(info.min))
+    if (too_small | (values > info.max)).any():
+        raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
+    return values
+
+
 def _array_from_sequence(data, dtype):
     """A NumPy array of `dtype` holding the nested sequence `data` (scalars included), PyTorch's checks kept."""
     sizes = _compute_sizes(data)
@@ -830,15 +872,7 @@ def _array_from_sequence(data, dtype):
     except (TypeError, ValueError):
         _recursive_store(data, sizes, 0, [], dtype)   # converting too: raises the error PyTorch meets first
         raise
-    kinds = set(map(type, flat))
-    values = None
-    if kinds <= {float, int, bool} and (dtype.is_floating_point or dtype is _dtype.int64 and float not in kinds):
-        # the common case, done by NumPy in one go (a Python int too big for int64 takes the slow path below,
-        # which raises PyTorch's error)
-        try:
-            values = np.array(flat, dtype=np.float64 if dtype.is_floating_point else np.int64)
-        except OverflowError:
-            pass
+    values = _fast_numbers(flat, dtype)
     if values is None:
         values = [_store_scalar(x, dtype) for x in flat]
         values = np.array(values, dtype=np.float64 if dtype.is_floating_point else np.int64)
@@ -896,8 +930,6 @@ def as_tensor(data, dtype=None, device=None):
         return copy_to(src, dtype or src.dtype, device or src.device, preserve_strides(src))
     return tensor(data, dtype=dtype, device=device)
 
-
-asarray = as_tensor
 
 
 def from_numpy(array):
@@ -1018,6 +1050,6 @@ def _rebuild(values, dtype_name, device, requires_grad):
     return tensor(values, dtype=_dtype._lookup(dtype_name), device=device, requires_grad=requires_grad)
 
 
-__all__ = ['arange', 'as_tensor', 'asarray', 'channels_last', 'contiguous_format', 'empty', 'empty_like',
+__all__ = ['arange', 'as_tensor', 'channels_last', 'contiguous_format', 'empty', 'empty_like',
            'empty_strided', 'eye', 'from_numpy', 'full', 'full_like', 'linspace', 'logspace', 'memory_format',
            'ones', 'ones_like', 'preserve_format', 'scalar_tensor', 'tensor', 'zeros', 'zeros_like']

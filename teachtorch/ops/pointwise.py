@@ -22,7 +22,6 @@ The rest of the elementwise ops are in pointwise_more.py; the Python operators (
 
 import numpy as np
 
-from .. import _dtype
 from .._dtype import bool_, float16, float32, float64, int8, int16, int32, int64, uint8
 from .._tensor import Tensor
 from ..dispatch.dispatcher import call
@@ -97,10 +96,6 @@ def as_operand(x):
         from .factories import as_tensor
         return as_tensor(x)
     return x
-
-
-def _is_number(x):
-    return isinstance(x, (int, float)) and not isinstance(x, Tensor)
 
 
 def _invalid_combination(name, args, n, numbers, method):

@@ -27,13 +27,13 @@ from .. import _dtype
 from .._dispatch_key import CompositeImplicitAutograd
 from .._dtype import bool_, float16, float64, uint8
 from .._tensor import Tensor
-from ..backends import empty
+from ..backends import ARRAY_MODULES, empty
 from ..dispatch.dispatcher import call, define, impl
 from ..kernels.pointwise import ALWAYS_BOOL, DEFAULT, INT_TO_FLOAT, check_inplace, check_out, promote
 from ._define import bind_method, register_kernel
 from .factories import preserve_strides
 from .pointwise import (
-    NUMBERS_ANY, NUMBERS_EITHER, NUMBERS_NONE, NUMBERS_OTHER, OPS, TYPEMETA_NAME, all_checks, as_operand,
+    NUMBERS_ANY, NUMBERS_EITHER, NUMBERS_OTHER, OPS, TYPEMETA_NAME, all_checks, as_operand,
     alias, binary_operator, check_operands, checked_scalar, exact_out_dtype, not_implemented_for, operand_or_none,
     opmath, pointwise, public_function, tensor_method,
 )
@@ -177,13 +177,32 @@ def _integer_pow(xp, a, b):
     return result
 
 
+def _float_pow(xp, a, b):
+    """IEEE pow, where pow(-0.0, 0.5) is 0 and pow(-inf, 0.5) is inf.
+
+    NumPy computes `x ** 0.5` as sqrt(x) (which gives -0.0 and nan there) whenever the exponent is one number,
+    even a broadcast one; a full array of exponents gets the real pow.
+    """
+    shape = xp.broadcast_shapes(xp.shape(a), xp.shape(b))
+    base = xp.broadcast_to(a, shape).reshape(-1)
+    exponent = xp.broadcast_to(b, shape).reshape(-1).copy()
+    return xp.power(base, exponent).reshape(shape)
+
+
 def _pow(xp, a, b):
     if a.dtype == np.bool_:
         # only reached for a bool tensor and a Python bool exponent (PyTorch has no bool ** bool kernel)
         return xp.logical_or(a, xp.logical_not(b))
     if _is_integer(a):
         return _integer_pow(xp, a, b)
-    return xp.power(a, b)
+    if a.dtype == np.float16:
+        # float16 is computed in float32, with the real pow whatever the exponent
+        return _float_pow(xp, a.astype(np.float32), xp.asarray(b).astype(np.float32))
+    if isinstance(b, np.generic) and b in (0.5, -0.5):
+        # a Python number exponent (pow.Tensor_Scalar): PowKernel.cpp takes x ** 0.5 as sqrt(x) and
+        # x ** -0.5 as 1 / sqrt(x), which differ from pow at -0.0 and -inf
+        return xp.sqrt(a) if b == 0.5 else 1 / xp.sqrt(a)
+    return _float_pow(xp, a, b)
 
 
 def _pow_check(operands):
@@ -203,8 +222,8 @@ def _pow_late_check(args, out_dtype, compute_dtype):
         checked_scalar(exponent, out_dtype)   # a number exponent is converted to the result dtype
 
 
-pow = pointwise("pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", _pow, check=_pow_check,
-                late_check=_pow_late_check, numbers=NUMBERS_EITHER)
+pow = pointwise("pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", _pow, _promoted_no_opmath,
+                check=_pow_check, late_check=_pow_late_check, numbers=NUMBERS_EITHER)
 
 
 def _double(operands):
@@ -226,7 +245,7 @@ def _float_power_out_check(out, out_dtype, shape, operands):
 
 # float_power: pow computed in float64 whatever the inputs (PyTorch casts both to double, then calls pow)
 float_power = pointwise("float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor",
-                        lambda xp, a, b: xp.power(a, b), _double, inplace_check=_float_power_inplace_check,
+                        _pow, _double, inplace_check=_float_power_inplace_check,
                         out_check=_float_power_out_check, numbers=NUMBERS_EITHER)
 
 
@@ -453,7 +472,10 @@ def _clamp_check(operands):
 
 
 def _bounds_fit(args, out_dtype, compute_dtype):
-    # Python-number bounds are converted to the result dtype (TensorCompare.cpp), and must fit in it.
+    # Python-number bounds are converted to the result dtype (TensorCompare.cpp), and must fit in it;
+    # except that a nan bound makes the whole result nan, and then the other bound is never converted
+    if any(isinstance(b, float) and b != b for b in args[1:]):
+        return
     for bound in args[1:]:
         if bound is not None and not isinstance(bound, Tensor):
             checked_scalar(bound, out_dtype)
@@ -626,7 +648,7 @@ def _lerp(xp, start, end, weight):
 
 
 _lerp_fn = pointwise("lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor", _lerp, _self_dtype,
-                     check=_lerp_check, late_check=_lerp_late_check, name="lerp", bind=False)
+                     check=_lerp_check, late_check=_lerp_late_check, name="lerp", bind=False, opmath_scalar=True)
 _LERP, _LERP_INPLACE, _LERP_OUT = OPS["lerp"]
 
 
@@ -702,7 +724,7 @@ def _equal_kernel(ks, self, other):
     if self._sizes != other._sizes:
         return False
     dt = promote((self, other), DEFAULT)[1].numpy
-    xp = np if self.device.type == "cpu" else __import__("cupy")
+    xp = ARRAY_MODULES[self.device.type]
     return bool(xp.array_equal(self._data().astype(dt, copy=False), other._data().astype(dt, copy=False)))
 
 
@@ -729,10 +751,10 @@ def _isclose(ks, self, other, rtol, atol, equal_nan):
         close = logical_or(close, logical_and(isnan(self), isnan(other)))
     if rtol == 0 and atol == 0:
         return close
-    # integers and bools are compared as the default float dtype (`+ 0.0` converts them, as `.to(float)`
-    # would): a uint8 difference would wrap around, and bool has no subtraction at all
+    # integers and bools are compared in the default float dtype: a uint8 difference would wrap around, and
+    # bool has no subtraction at all
     if not self.dtype.is_floating_point:
-        self, other = self + 0.0, other + 0.0
+        self, other = self.to(_dtype.get_default_dtype()), other.to(_dtype.get_default_dtype())
     allowed_error = atol + (rtol * other).abs()
     actual_error = (self - other).abs()
     return logical_or(close, logical_and(isfinite(actual_error), actual_error <= allowed_error))

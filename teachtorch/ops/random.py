@@ -508,7 +508,9 @@ _RAND_SIGNATURES = (
     "device = None, bool pin_memory = False, bool requires_grad = False)\n")
 
 
-def _rand_size(size, fn):
+def _rand_size(size, fn, size_keyword):
+    if size_keyword:
+        return _size_arg(size, fn, size_keyword)
     if not size:
         raise TypeError(f"{fn}() received an invalid combination of arguments - got (), but expected one of:\n"
                         + _RAND_SIGNATURES)
@@ -516,17 +518,17 @@ def _rand_size(size, fn):
 
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None,
-         pin_memory=False):
+         pin_memory=False, **size_keyword):
     """Uniform on [0, 1), of the default float dtype unless `dtype=` says otherwise."""
-    return _random_factory(rand_op, rand_out_op, "rand", (_rand_size(size, "rand"),), generator, dtype, device,
-                           requires_grad, out)
+    size = _rand_size(size, "rand", size_keyword)
+    return _random_factory(rand_op, rand_out_op, "rand", (size,), generator, dtype, device, requires_grad, out)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None,
-          pin_memory=False):
+          pin_memory=False, **size_keyword):
     """Standard normal (mean 0, std 1)."""
-    return _random_factory(randn_op, randn_out_op, "randn", (_rand_size(size, "randn"),), generator, dtype, device,
-                           requires_grad, out)
+    size = _rand_size(size, "randn", size_keyword)
+    return _random_factory(randn_op, randn_out_op, "randn", (size,), generator, dtype, device, requires_grad, out)
 
 
 def _int_arg(v, fn, name, pos):
@@ -575,7 +577,8 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False,
 
 # ---- *_like -------------------------------------------------------------------------------------------------
 
-_LIKE_TAIL = "*, Generator? generator=None, ScalarType? dtype=None, Device? device=None, MemoryFormat? memory_format=None"
+_LIKE_TAIL = ("*, Generator? generator=None, ScalarType? dtype=None, Device? device=None, "
+              "MemoryFormat? memory_format=None")
 
 
 def _like_empty(self, dtype, device, memory_format):
@@ -644,7 +647,7 @@ def _check_std_tensor(std):
 
 def _normal_from(out, mean, std, generator):
     """`out.normal_(0, 1).mul_(std).add_(mean)` (normal_out_impl in DistributionTemplates.h), in one write."""
-    normal__kernel(None, out, 0.0, 1.0, None if out.numel() == 0 else generator)
+    normal__kernel(None, out, 0.0, 1.0, generator)
     if out._storage._data is None or out.numel() == 0:
         return out
     m = mean._data() if isinstance(mean, Tensor) else mean

@@ -15,12 +15,13 @@ kernels/reduction.py here. Results are always fresh and contiguous, whatever the
 a tuple you can unpack or index, whose fields also have names. `return_types` below builds those.
 """
 
+import functools
 import operator
 import sys
 import types
 
 from .. import _dtype, _strides
-from .._dispatch_key import CompositeImplicitAutograd
+from .._dispatch_key import CompositeImplicitAutograd, DispatchKey
 from .._tensor import Tensor
 from ..dispatch.dispatcher import impl, lookup
 from ..kernels import reduction as K
@@ -91,23 +92,35 @@ def _op(schema, kernel):
 
 
 def _composite(schema, kernel):
-    """Define a CompositeImplicitAutograd op: its kernel calls other ops, each dispatched in turn."""
+    """Define a CompositeImplicitAutograd op: its kernel calls other ops, each dispatched in turn.
+
+    A composite that writes (`max.out`) gets no ADInplaceOrView kernel, as in PyTorch: the op it calls bumps the
+    version counter, and a second bump here would count one write twice.
+    """
     op = define(schema)
-    kernel.__qualname__ = op.schema.full_name.replace(".", "_")
-    impl(op, CompositeImplicitAutograd, lambda ks, *args: kernel(*args))
+
+    def composite_kernel(ks, *args):
+        return kernel(*args)
+    composite_kernel.__qualname__ = op.schema.full_name.replace(".", "_")
+    impl(op, CompositeImplicitAutograd, composite_kernel)
+    if op.kernels.pop(DispatchKey.ADInplaceOrView, None) is not None:
+        op._compute_table()
     return op
 
 
 def _dims_arg(dim, name):
-    """Check a `dim` argument's type the way the Python binding does (int, list/tuple of ints, or None)."""
+    """Check a `dim` argument's type as the Python binding does (an int, a list/tuple of ints, or None).
+
+    (PyTorch's message also gives the argument's position when it was passed positionally; these don't.)
+    """
     if dim is None or isinstance(dim, (list, tuple)):
-        for d in dim or ():
+        for i, d in enumerate(dim or ()):
             if isinstance(d, bool) or not hasattr(d, "__index__"):
-                raise TypeError(f"{name}(): argument 'dim' must be tuple of ints, but found element of type "
-                                f"{type(d).__name__} at pos 0")
+                raise TypeError(f"{name}(): argument 'dim' failed to unpack the object at pos {i + 1} with error "
+                                f"\"type must be tuple of ints,but got {type(d).__name__}\"")
         return dim
     if isinstance(dim, bool) or not hasattr(dim, "__index__"):
-        raise TypeError(f"{name}(): argument 'dim' (position 1) must be tuple of ints, not {type(dim).__name__}")
+        raise TypeError(f"{name}(): argument 'dim' must be tuple of ints, not {type(dim).__name__}")
     return dim.__index__()
 
 
@@ -302,9 +315,11 @@ def _check_nanmean(self, dtype):
     return _mean_dtype(self, dtype, "nanmean")
 
 
-def _nanmean_kernel(ks, self, dim, keepdim, dtype):
-    array, dt, shape = K.sum_like(self, dim, keepdim, _check_nanmean(self, dtype), kind="nanmean")
-    return _finish(array, dt, shape, self)
+def _nanmean_composite(self, dim, keepdim, dtype):
+    # PyTorch's nanmean is a composite (ReduceOps.cpp): the NaN-skipping sum over the count of non-NaNs
+    _check_nanmean(self, dtype)
+    count = self.isnan().logical_not_().sum(dim, keepdim)
+    return _nansum(self, dim, keepdim, dtype=dtype).div(count)
 
 
 def _nanmean_out_kernel(ks, self, dim, keepdim, dtype, out):
@@ -318,8 +333,8 @@ def _nanmean_out_kernel(ks, self, dim, keepdim, dtype, out):
     return out
 
 
-_nanmean = _op("nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-               _nanmean_kernel)
+_nanmean = _composite("nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+                      _nanmean_composite)
 _nanmean_out = _op("nanmean.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, "
                    "Tensor(a!) out) -> Tensor(a!)", _nanmean_out_kernel)
 
@@ -659,8 +674,6 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     return _vector_norm(x, ord, dim, keepdim, dtype=dtype)
 
 
-linalg_vector_norm = vector_norm
-
 
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     """`torch.norm`, ported from torch/functional.py: every vector norm (and 'fro' over <= 2 dims) is
@@ -724,13 +737,11 @@ def _softmax_ops(kind):
         array, shape = K.softmax(self, dim, log, dt)
         return _finish(array, dt, shape, self)
 
-    def int_kernel(ks, self, dim, dtype):
-        # PyTorch's softmax.int is a composite: _softmax(dtype is None ? self : self.to(dtype), dim, false).
-        # The cast happens inside the kernel here, so this op does not depend on the conversion ops.
-        result_dtype = self.dtype if dtype is None else dtype
-        check(self, dim, result_dtype)
-        array, shape = K.softmax(self, dim, log, result_dtype)
-        return _finish(array, result_dtype, shape, self)
+    def int_composite(self, dim, dtype):
+        # softmax.int is a composite, as in PyTorch (SoftMax.cpp): convert, then the `_softmax` kernel, which is
+        # the op autograd knows the derivative of
+        converted = self if dtype is None else self.to(dtype)
+        return private(converted, dim, False)
 
     def out_kernel(ks, self, dim, dtype, out):
         result_dtype = self.dtype if dtype is None else dtype
@@ -741,7 +752,7 @@ def _softmax_ops(kind):
         return out
 
     private = _op(f"_{kind}(Tensor self, int dim, bool half_to_float) -> Tensor", kernel)
-    op = _op(f"{kind}.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", int_kernel)
+    op = _composite(f"{kind}.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", int_composite)
     out_op = _op(f"{kind}.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)",
                  out_kernel)
 
@@ -865,7 +876,9 @@ def _count_nonzero_kernel(ks, self, dim):
 
 
 _count_nonzero = _op("count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor", _count_nonzero_kernel)
-_count_nonzero_all = _op("count_nonzero(Tensor self, int? dim=None) -> Tensor", _count_nonzero_kernel)
+# the int? overload is a composite of the list one (None: every dim)
+_count_nonzero_all = _composite("count_nonzero(Tensor self, int? dim=None) -> Tensor",
+                                lambda self, dim: _count_nonzero(self, [] if dim is None else [dim]))
 
 
 def count_nonzero(input, dim=None):
@@ -939,11 +952,39 @@ nanmedian = _median_ops("nanmedian")
 nanmedian.__doc__ = "Like `median`, ignoring NaNs."
 
 
-# ---- Tensor methods -----------------------------------------------------------------------------------------
+# ---- NumPy's argument names, and the Tensor methods ---------------------------------------------------------
+
+
+def _numpy_names(fn):
+    """PyTorch's Python binding also takes NumPy's names for two arguments: `axis=` for `dim=`, `keepdims=` for
+    `keepdim=` (`x.sum(axis=0, keepdims=True)`)."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if "axis" in kwargs:
+            kwargs["dim"] = kwargs.pop("axis")
+        if "keepdims" in kwargs:
+            kwargs["keepdim"] = kwargs.pop("keepdims")
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+sum, nansum, mean, nanmean, prod = map(_numpy_names, (sum, nansum, mean, nanmean, prod))
+max, min, amax, amin, aminmax, argmax, argmin = map(_numpy_names, (max, min, amax, amin, aminmax, argmax, argmin))
+var, std, var_mean, std_mean, logsumexp = map(_numpy_names, (var, std, var_mean, std_mean, logsumexp))
+softmax, log_softmax, cumsum, cumprod = map(_numpy_names, (softmax, log_softmax, cumsum, cumprod))
+all, any, count_nonzero, median, nanmedian = map(_numpy_names, (all, any, count_nonzero, median, nanmedian))
 
 for _f in (sum, nansum, mean, nanmean, prod, max, min, amax, amin, aminmax, argmax, argmin, var, std, logsumexp,
-           norm, softmax, log_softmax, cumsum, cumprod, all, any, count_nonzero, median, nanmedian):
+           softmax, log_softmax, cumsum, cumprod, all, any, count_nonzero, median, nanmedian):
     bind_method(_f.__name__, _f)
+
+
+def _norm_method(self, p="fro", dim=None, keepdim=False, dtype=None):
+    """`Tensor.norm` (torch/_tensor.py): torch.norm with dtype where torch.norm has out."""
+    return norm(self, p, dim, keepdim, dtype=dtype)
+
+
+bind_method("norm", _norm_method)
 bind_method("cumsum_", cumsum_)
 bind_method("cumprod_", cumprod_)
 
