@@ -67,6 +67,7 @@ __all__ = [
     "compute_view_strides",
     "normalize_dim",
     "pointwise_output_strides",
+    "preserve_format_strides",
 ]
 
 
@@ -576,3 +577,16 @@ def pointwise_output_strides(shape, operands):
         strides[d] = running
         running *= shape[d]
     return tuple(strides)
+
+
+def preserve_format_strides(sizes, strides):
+    """Strides of a new tensor laid out like an existing one (PyTorch's ``memory_format=preserve_format``).
+
+    What ``clone()``, ``empty_like()`` and ``.to(dtype)`` give: the input's own strides when they are dense
+    and non-overlapping (a transposed weight gives a transposed clone), otherwise dense strides in the
+    input's memory order, which is TensorIterator's rule for a single operand
+    (``empty_like`` in aten/src/ATen/native/TensorFactories.cpp, ``infer_dense_strides``).
+    """
+    if is_non_overlapping_and_dense(sizes, strides):
+        return tuple(strides)
+    return pointwise_output_strides(sizes, [(sizes, strides)])

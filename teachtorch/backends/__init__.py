@@ -21,7 +21,7 @@ import numpy as np
 
 from .._device import as_device
 from .._storage import UntypedStorage
-from .._strides import contiguous_strides, has_internal_overlap
+from .._strides import contiguous_strides, has_internal_overlap, preserve_format_strides
 from .._tensor import Tensor
 
 ARRAY_MODULES = {"cpu": np}
@@ -75,6 +75,11 @@ def wrap_strided(array, dtype, device, strides):
     out = empty(array.shape, dtype, device, strides)
     ARRAY_MODULES[device.type].copyto(out._data(), array, casting="unsafe")
     return out
+
+
+def preserve_strides(t):
+    """The strides `clone(t)`, `*_like(t)` and `t.to(dtype)` give: t's own layout, made dense."""
+    return preserve_format_strides(t._sizes, t._strides)
 
 
 def check_writable(dst):

@@ -33,7 +33,7 @@ from .._strides import (
     normalize_dim, pointwise_output_strides,
 )
 from .._tensor import Tensor
-from ..backends import ARRAY_MODULES, check_writable, empty, wrap, wrap_strided, write
+from ..backends import ARRAY_MODULES, check_writable, empty, preserve_strides, wrap, wrap_strided, write
 
 # ---- small shared pieces --------------------------------------------------------------------------------
 
@@ -66,13 +66,6 @@ def array_module(array):
 def is_meta(*tensors):
     """On the meta device a tensor has no elements: kernels work out shapes, dtypes and strides only."""
     return any(isinstance(t, Tensor) and t._storage._data is None for t in tensors)
-
-
-def preserve_strides(t):
-    """The strides `clone()` (preserve_format) gives: t's own if dense, else dense in t's memory order."""
-    if is_non_overlapping_and_dense(t._sizes, t._strides):
-        return t._strides
-    return pointwise_output_strides(t._sizes, [(t._sizes, t._strides)])
 
 
 def fresh(array, dtype, device, strides=None):
@@ -1042,7 +1035,6 @@ def index_copy_compute(self, dim, index, source):
                          f"({source._sizes[dim]})")
     if is_meta(self, index, source):
         return None
-    xp = xp_for(self)
     idx = index._data().reshape(-1)
     size = self._sizes[dim] if self.dim() else 1
     outside = (idx < 0) | (idx >= size)
@@ -1088,7 +1080,6 @@ def index_fill__kernel(ks, self, dim, index, value):
     value = checked_scalar(value, self.dtype)
     if is_meta(self, index):
         return self
-    xp = xp_for(self)
     idx = index._data().reshape(-1)
     size = self._sizes[dim] if self.dim() else 1
     outside = (idx < -size) | (idx >= size)

@@ -29,12 +29,10 @@ from .. import _dtype
 from .._device import as_device
 from .._dispatch_key import DispatchKey
 from .._storage import UntypedStorage
-from .._strides import (
-    channels_last_strides, contiguous_strides, is_non_overlapping_and_dense, pointwise_output_strides,
-)
+from .._strides import channels_last_strides, contiguous_strides
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
-from ..backends import ARRAY_MODULES, wrap, write
+from ..backends import ARRAY_MODULES, preserve_strides, wrap, write
 from ..backends import empty as _empty_tensor
 from ..dispatch.backend_select import backend_select_kernel
 from ..dispatch.dispatcher import impl
@@ -966,13 +964,6 @@ def from_numpy(array):
 
 
 # ---- *_like -----------------------------------------------------------------------------------------------
-
-
-def preserve_strides(t):
-    """The strides `*_like(t)` and `clone(t)` give: t's own if they are dense, else dense in t's order."""
-    if is_non_overlapping_and_dense(t._sizes, t._strides):
-        return t._strides
-    return pointwise_output_strides(t._sizes, [(t._sizes, t._strides)])
 
 
 def strides_for(t, memory_format):

@@ -69,7 +69,7 @@ def _promoted_no_opmath(operands):
 
 def _div_mode(xp, a, b, rounding_mode):
     if a.dtype == np.float16:
-        # float16 computes in float32; but where the divisor is a tensor of more than one element,
+        # float16 computes in float32; but where the divisor is a tensor with dimensions (not a number),
         # PyTorch's vectorized trunc kernel rounds the quotient to float16 before truncating it
         q = xp.true_divide(a.astype(np.float32), b.astype(np.float32))
         if rounding_mode == "trunc":

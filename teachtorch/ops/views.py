@@ -467,7 +467,7 @@ def as_strided_kernel(self, size, stride, storage_offset=None):
     size, stride = tuple(size), tuple(stride)
     offset = self._offset if storage_offset is None else storage_offset
     if len(size) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape")
+        raise RuntimeError("mismatch in length of strides and shape")
     if any(s < 0 for s in stride):
         raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {list(stride)}")
     if offset < 0:
