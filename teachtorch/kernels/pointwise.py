@@ -23,6 +23,7 @@ from .. import _dtype
 from .._dtype import bool_, can_cast, float16, float32, result_type
 from .._strides import (
     broadcast_shapes, contiguous_strides, is_contiguous, is_non_overlapping_and_dense, pointwise_output_strides,
+    preserve_format_strides,
 )
 from .._tensor import Tensor
 from ..backends import ARRAY_MODULES, check_writable, empty, wrap, wrap_strided, write
@@ -79,14 +80,26 @@ def pointwise_meta(operands, kind):
     return tensors, device, out_dtype, compute, shape
 
 
-def output_strides(shape, tensors):
-    """The result's strides, or None for contiguous (the fast path: contiguous inputs of the full shape)."""
+def output_strides(shape, tensors, common=None):
+    """The result's strides, or None for contiguous (the fast path: contiguous inputs of the full shape).
+
+    On cpu TensorIterator first converts each input whose dtype is not the op's `common` dtype with
+    `.to(common)`, and only then looks at strides; `.to` keeps a dense layout but makes a non-dense one
+    dense (preserve_format). So such an input takes part with the strides of its converted copy.
+    """
     for t in tensors:
         if t._sizes != shape or not (t._data().flags.c_contiguous if t._storage._data is not None
                                      else is_contiguous(t._sizes, t._strides)):
-            strides = pointwise_output_strides(shape, [(t._sizes, t._strides) for t in tensors])
+            layouts = [(u._sizes, u._strides if common is None or u.dtype is common
+                        else preserve_format_strides(u._sizes, u._strides)) for u in tensors]
+            strides = pointwise_output_strides(shape, layouts)
             return None if strides == contiguous_strides(shape) else strides
     return None
+
+
+def common_dtype(operands, compute):
+    """The dtype TensorIterator converts inputs to: the compute dtype, except that float16 stays float16."""
+    return _float16_common(operands) or compute
 
 
 def _cast(xp, a, compute, via=None):
@@ -250,7 +263,7 @@ def pointwise_kernels(fn, kind=DEFAULT, n=2, check=None, late_check=None, inplac
         tensors, device, out_dtype, cdt, shape = pointwise_meta(operands, kind)
         if late_check is not None:
             late_check(args, out_dtype, cdt)
-        strides = output_strides(shape, tensors)
+        strides = output_strides(shape, tensors, common_dtype(operands, cdt))
         result = run(fn, operands, args[n:], cdt, device, out_dtype, opmath_scalar)
         if result is None:
             return empty(shape, out_dtype, device, strides)
@@ -291,7 +304,7 @@ def pointwise_kernels(fn, kind=DEFAULT, n=2, check=None, late_check=None, inplac
         if late_check is not None:
             late_check(args, out_dtype, cdt)
         result = run(fn, operands, args[n:], cdt, device, out.dtype, opmath_scalar)
-        strides = None if out._sizes == tuple(shape) else output_strides(shape, tensors)
+        strides = None if out._sizes == tuple(shape) else output_strides(shape, tensors, common_dtype(operands, cdt))
         return write_out(out, result, out_dtype, shape, strides)
 
     return functional, inplace, out_variant
