@@ -16,6 +16,8 @@ Type promotion decides the dtype of a result when the inputs differ. PyTorch's r
    higher: `int8_tensor + 1000` stays int8, but `int8_tensor + 2.5` becomes the default float dtype.
 """
 
+import math
+
 import numpy as np
 
 
@@ -181,3 +183,53 @@ def can_cast(from_, to):
     if from_ is not bool_ and to is bool_:
         return False
     return True
+
+
+# ---- numbers into a dtype: c10::checked_convert --------------------------------------------------------------
+
+# The C++ names PyTorch's messages print: the type a Scalar is converted to (c10/util/TypeCast.h), e.g.
+# "value cannot be converted to type uint8_t without overflow", and a tensor's TypeMeta name, e.g.
+# "Expected out tensor to have dtype float, but got long int instead".
+CONVERT_NAMES = {"bool": "bool", "uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
+                 "int64": "int64_t", "float16": "c10::Half", "float32": "float", "float64": "double"}
+TYPEMETA_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+                  "int32": "int", "int64": "long int", "float16": "c10::Half", "float32": "float", "float64": "double"}
+
+
+def overflows(value, dtype, wrap_negative=True):
+    """c10::overflows: does the Python number `value` not fit in `dtype`?
+
+    An integer may wrap around in an *unsigned* type when it is negative (`-1` fits in uint8 as 255, as in C),
+    a float may not; infinities fit any floating type, NaN fits no integer type.
+    """
+    if dtype is bool_:
+        return False
+    if dtype.is_floating_point:
+        if dtype is float64 or math.isinf(value) or math.isnan(value):
+            return False
+        return abs(value) > float(np.finfo(dtype.numpy).max)
+    info = np.iinfo(dtype.numpy)
+    if isinstance(value, float):
+        return math.isnan(value) or value < info.min or value > info.max
+    if wrap_negative and info.min == 0 and value < 0:
+        return -value > info.max
+    return value < info.min or value > info.max
+
+
+def checked_convert(value, dtype, name=None):
+    """A number (or anything with `.item()`: a 0-dim tensor, a NumPy scalar) as a Python value of `dtype`,
+    or PyTorch's overflow error (c10::checked_convert)."""
+    if not isinstance(value, (bool, int, float)) and hasattr(value, "item"):
+        value = value.item()
+    if overflows(value, dtype):
+        raise RuntimeError(f"value cannot be converted to type {name or CONVERT_NAMES[dtype.name]} without overflow")
+    if dtype is bool_:
+        return bool(value)
+    if dtype.is_floating_point:
+        return float(value)
+    value = int(value)   # floats are truncated toward zero, as a C cast does
+    bits = 8 * dtype.itemsize
+    value &= (1 << bits) - 1   # two's complement wrap-around
+    if dtype.is_signed and value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return value

@@ -788,6 +788,11 @@ META_CASES = [
     lambda lib, x: x.log_softmax(2), lambda lib, x: x.cumsum(1), lambda lib, x: x.all(1), lambda lib, x: x.any(),
     lambda lib, x: x.count_nonzero(0), lambda lib, x: x.nansum(1), lambda lib, x: lib.aminmax(x, dim=1),
     lambda lib, x: x.sum(5), lambda lib, x: x.long().mean(), lambda lib, x: x.max(),
+    lambda lib, x: x.nanmean(1), lambda lib, x: x.softmax(0, dtype=lib.float64), lambda lib, x: lib.max(x, x),
+    lambda lib, x: x.median(1), lambda lib, x: x.median(),
+    lambda lib, x: lib.sum(x, 0, out=lib.empty(0, device="meta")),
+    lambda lib, x: x.norm(p=1, dim=(0, 1)), lambda lib, x: lib.count_nonzero(x), lambda lib, x: lib.var_mean(x, 1),
+    lambda lib, x: x.amax((0, 0)), lambda lib, x: x.cumprod(2, dtype=lib.float64),
 ]
 
 

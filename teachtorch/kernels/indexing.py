@@ -27,7 +27,7 @@ import warnings
 
 import numpy as np
 
-from .._dtype import bool_, int32, int64, uint8
+from .._dtype import CONVERT_NAMES, TYPEMETA_NAMES, bool_, checked_convert, int32, int64, uint8
 from .._strides import (
     broadcast_shapes, compute_view_strides, contiguous_strides, has_internal_overlap, is_non_overlapping_and_dense,
     normalize_dim, pointwise_output_strides,
@@ -38,12 +38,8 @@ from ..backends import ARRAY_MODULES, check_writable, empty, preserve_strides, w
 # ---- small shared pieces --------------------------------------------------------------------------------
 
 # The names C++ gives each dtype in messages built from `caffe2::TypeMeta` (`... with dtype unsigned char`).
-CPP_TYPE_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
-                  "int32": "int", "int64": "long int", "float16": "c10::Half", "float32": "float",
-                  "float64": "double"}
-# ... and the names c10's overflow check prints (`value cannot be converted to type uint8_t without overflow`).
-OVERFLOW_TYPE_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
-                       "int64": "int64_t", "float16": "c10::Half", "float32": "float", "float64": "double"}
+CPP_TYPE_NAMES = TYPEMETA_NAMES
+OVERFLOW_TYPE_NAMES = CONVERT_NAMES
 
 
 def shape_str(sizes):
@@ -108,30 +104,11 @@ def finish_out(out, result, shape, strides=None):
 def checked_scalar(value, dtype, xp=np):
     """`value` (a Python number or a 0-dim tensor) converted to `dtype`, as c10's `Scalar::to<T>()` does.
 
-    The conversion refuses values the type cannot hold (`checked_convert`): `masked_fill(mask, 300)` on a
-    uint8 tensor raises. Two quirks are PyTorch's own: an integer may wrap into an unsigned type if its
+    The conversion refuses values the type cannot hold (`_dtype.checked_convert`): `masked_fill(mask, 300)` on
+    a uint8 tensor raises. Two quirks are PyTorch's own: an integer may wrap into an unsigned type if its
     magnitude fits (`-1` becomes 255), and anything converts to bool.
     """
-    if isinstance(value, Tensor):
-        value = value.item()
-    if dtype is bool_:
-        return xp.asarray(bool(value))
-    if not isinstance(value, bool):
-        if dtype.is_floating_point:
-            info = np.finfo(dtype.numpy)
-            finite = not isinstance(value, float) or value == value and abs(value) != float("inf")
-            overflow = finite and (value < float(info.min) or value > float(info.max))
-        else:
-            info = np.iinfo(dtype.numpy)
-            if isinstance(value, float):
-                overflow = value != value or value < info.min or value > info.max
-            elif info.min == 0:   # an unsigned type takes negative integers whose magnitude fits
-                overflow = value > info.max or (value < 0 and -value > info.max)
-            else:
-                overflow = value < info.min or value > info.max
-        if overflow:
-            raise RuntimeError(f"value cannot be converted to type {OVERFLOW_TYPE_NAMES[dtype.name]} without overflow")
-    return xp.asarray(value).astype(dtype.numpy)
+    return xp.asarray(checked_convert(value, dtype)).astype(dtype.numpy)
 
 
 # ---- memory overlap (aten/src/ATen/MemoryOverlap.cpp) --------------------------------------------------------

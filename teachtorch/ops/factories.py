@@ -26,6 +26,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype
+from .._dtype import checked_convert
 from .._device import as_device
 from .._dispatch_key import DispatchKey
 from .._storage import UntypedStorage
@@ -176,54 +177,9 @@ def check_out(fn, out, dtype):
 
 # ---- numbers into a dtype: c10::checked_convert ----------------------------------------------------------
 
-# The type names `Scalar::to<T>()` prints when a number does not fit (c10/core/Scalar.h).
-_SCALAR_TYPE_NAME = {"bool": "bool", "uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
-                     "int64": "int64_t", "float16": "c10::Half", "float32": "float", "float64": "double"}
-
-
 def _as_number(value):
-    if isinstance(value, Tensor):
+    if isinstance(value, (Tensor, np.generic)):
         return value.item()
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
-
-
-def overflows(value, dtype, wrap_negative=True):
-    """c10::overflows: does the Python number `value` not fit in `dtype`?
-
-    An integer may wrap around in an *unsigned* type when it is negative (`-1` fits in uint8 as 255, as in C),
-    a float may not; infinities fit any floating type, NaN fits no integer type.
-    """
-    if dtype is _dtype.bool_:
-        return False
-    if dtype.is_floating_point:
-        if dtype is _dtype.float64 or math.isinf(value) or math.isnan(value):
-            return False
-        return abs(value) > float(np.finfo(dtype.numpy).max)
-    info = np.iinfo(dtype.numpy)
-    if isinstance(value, float):
-        return math.isnan(value) or value < info.min or value > info.max
-    if wrap_negative and info.min == 0 and value < 0:
-        return -value > info.max
-    return value < info.min or value > info.max
-
-
-def checked_convert(value, dtype, name=None):
-    """A Python number as a value of `dtype`, or PyTorch's overflow error (c10::checked_convert)."""
-    value = _as_number(value)
-    if overflows(value, dtype):
-        raise RuntimeError(f"value cannot be converted to type {name or _SCALAR_TYPE_NAME[dtype.name]} without "
-                           "overflow")
-    if dtype is _dtype.bool_:
-        return bool(value)
-    if dtype.is_floating_point:
-        return float(value)
-    value = int(value)   # floats are truncated toward zero, as a C cast does
-    bits = 8 * dtype.itemsize
-    value &= (1 << bits) - 1   # two's complement wrap-around
-    if dtype.is_signed and value >= 1 << (bits - 1):
-        value -= 1 << bits
     return value
 
 

@@ -22,7 +22,9 @@ The rest of the elementwise ops are in pointwise_more.py; the Python operators (
 
 import numpy as np
 
-from .._dtype import bool_, float16, float32, float64, int8, int16, int32, int64, uint8
+from .._dtype import (
+    ALL_DTYPES, TYPEMETA_NAMES, bool_, checked_convert, float16, float32, float64, int8, int16, int32, int64, uint8,
+)
 from .._tensor import Tensor
 from ..dispatch.dispatcher import call
 from ..kernels.pointwise import ALWAYS_BOOL, DEFAULT, INT_TO_FLOAT, pointwise_kernels  # noqa: F401
@@ -183,10 +185,7 @@ def tensor_method(op, name, n, numbers=NUMBERS_NONE):
 # The names C++ gives the dtypes, which some of PyTorch's messages print: `checked_convert` names the target
 # type of a Scalar conversion (c10/util/TypeCast.h), `caffe2::TypeMeta` the dtype of a tensor (its typeid).
 
-CONVERT_NAME = {bool_: "bool", uint8: "uint8_t", int8: "int8_t", int16: "int16_t", int32: "int", int64: "int64_t",
-                float16: "c10::Half", float32: "float", float64: "double"}
-TYPEMETA_NAME = {bool_: "bool", uint8: "unsigned char", int8: "signed char", int16: "short int", int32: "int",
-                 int64: "long int", float16: "c10::Half", float32: "float", float64: "double"}
+TYPEMETA_NAME = {d: TYPEMETA_NAMES[d.name] for d in ALL_DTYPES}   # keyed by dtype, for the messages here
 
 
 def opmath(dtype):
@@ -212,23 +211,8 @@ def checked_scalar(value, dtype):
     Negative ints may go into unsigned types (they wrap around: PyTorch allows `uint8_tensor - 1`); floats
     never go into integer types out of range; infinity and nan go into any floating type.
     """
-    if dtype is bool_ or isinstance(value, bool):
-        return
-    if dtype.is_floating_point:
-        info = np.finfo(dtype.numpy)
-        if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
-            return
-        fits = float(info.min) <= value <= float(info.max)
-    else:
-        info = np.iinfo(dtype.numpy)
-        if isinstance(value, float):
-            fits = value == value and info.min <= value <= info.max
-        elif info.min == 0:
-            fits = value <= info.max and -value <= info.max
-        else:
-            fits = info.min <= value <= info.max
-    if not fits:
-        raise RuntimeError(f"value cannot be converted to type {CONVERT_NAME[dtype]} without overflow")
+    if dtype is not bool_ and not isinstance(value, bool):
+        checked_convert(value, dtype)
 
 
 def exact_out_dtype(out, out_dtype, shape, operands):
