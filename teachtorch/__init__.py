@@ -26,7 +26,7 @@ from .ops import *  # noqa: F401,F403
 from .ops import __all__ as _ops_all
 from .ops import random  # noqa: F401  (teachtorch.random.manual_seed, like torch.random)
 from ._repr import set_printoptions, get_printoptions, printoptions
-from . import library
+from . import library, linalg
 from .dispatch import ops
 
 half, float, double = float16, float32, float64

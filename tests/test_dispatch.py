@@ -27,7 +27,7 @@ def test_trace_prints_like_logging_tensor_and_records_every_hop():
     assert [(e.depth, e.key) for e in t.events] == [(0, "AutogradCPU"), (1, "CPU")]
     top, cpu = t.events
     assert top.op == cpu.op == "aten::add.Tensor" and cpu.parent == top.index
-    assert top.keyset == ["AutogradCPU", "ADInplaceOrView", "BackendSelect", "CPU"][:1] + ["CPU"] or True
+    assert top.keyset == ["AutogradCPU", "CPU"]      # ADInplaceOrView and BackendSelect fall through for add
     assert cpu.kernel == "add_kernel"
     (x, y) = top.inputs[:2]
     assert (x.sizes, x.strides, x.dtype, x.device, x.storage_offset) == ((3, 4), (4, 1), "float32", "cpu", 0)
@@ -46,7 +46,7 @@ def test_trace_shows_inplace_and_view_layers():
     assert ("aten::add_.Tensor", "ADInplaceOrView") in keys
     assert keys[-1] == ("aten::add_.Tensor", "CPU")
     lines = str(t).splitlines()
-    assert lines[0] == "$1: f32[4, 3] = aten.t($0)"
+    assert lines[0] == "$1: f32[4, 3] = aten.t.default($0)"
     assert lines[1] == "$1: f32[4, 3] = aten.add_.Tensor($1, 1)"
     # the view and its base show the same storage
     t_out = t.events[0].outputs[0]
@@ -117,7 +117,7 @@ def test_register_an_op_from_outside(lib):
     with tt.dispatch.trace() as t:
         y = tt.ops.teachtest.mysin(x)
     assert np.allclose(y.numpy(), np.sin(x.numpy()))
-    assert str(t).startswith("$1: f32[5] = teachtest.mysin($0)")
+    assert str(t).startswith("$1: f32[5] = teachtest.mysin.default($0)")
     m = tt.ops.teachtest.mysin.default(tt.empty(2, 3, device="meta"))
     assert m.device.type == "meta" and m.shape == (2, 3)
     assert "CPU: test_register_an_op_from_outside.<locals>.<lambda> [kernel]" in tt.dispatch.dump_table("teachtest::mysin")
@@ -207,8 +207,8 @@ def test_torch_dispatch_mode_sees_ops_below_autograd():
 
     x = tt.ones(2, 3)
     with Recorder():
-        y = (x.t() + 1).sum() if hasattr(tt.Tensor, "sum") else x.t() + 1
-    assert seen[:2] == ["aten.transpose.int", "aten.add.Tensor"]
+        (x.t() + 1).sum()
+    assert seen == ["aten.transpose.int", "aten.add.Tensor", "aten.sum.default"]
     assert "Python" not in tt.dispatch.keyset_names(dispatcher.tls.include)
 
 
@@ -238,3 +238,14 @@ def test_ops_namespace():
 
 def test_mixed_device_error():
     check(lambda lib: lib.zeros(3) + lib.zeros(3, device="meta"), msg=False)
+
+
+def test_ops_called_below_ad_inplace_or_view_do_not_bump_again(lib):
+    # A mutating op whose backend kernel calls other mutating ops: still one version bump per call,
+    # because the layers below ADInplaceOrView run with autograd and ADInplaceOrView excluded.
+    lib.define("add_twice_(Tensor(a!) self, Tensor other) -> Tensor(a!)")
+    lib.impl("add_twice_", lambda self, other: self.add_(other).add_(other), "CPU")
+    x = tt.zeros(3)
+    tt.ops.teachtest.add_twice_(x, tt.ones(3))
+    assert x.tolist() == [2.0, 2.0, 2.0] and x._version == 1
+    assert dispatcher.tls.exclude == 0

@@ -81,7 +81,7 @@ class OpOverload:
         return f"<OpOverload {self.name}>"
 
     def __str__(self):
-        return self.name.replace("::", ".")    # "aten.add.Tensor", as PyTorch prints an OpOverload
+        return python_name(self.name)
 
     @property
     def __doc__(self):
@@ -157,6 +157,12 @@ class OpOverload:
             else:
                 lines.append(f"{key.name}: {source}")
         return "\n".join(lines)
+
+
+def python_name(name):
+    """"aten::add.Tensor" -> "aten.add.Tensor", and "aten::sum" -> "aten.sum.default", as PyTorch prints ops."""
+    ns, rest = name.split("::")
+    return f"{ns}.{rest}" if "." in rest else f"{ns}.{rest}.default"
 
 
 def _qualname(fn):

@@ -9,10 +9,29 @@ PyTorch generates these kernels (tools/autograd/gen_inplace_or_view_type.py -> A
 * every other op falls through this key at no cost.
 
 teachtorch does the same when an op is defined: `_kernel_for(op)` reads the schema's alias annotations.
+
+While the layers below run, the autograd and ADInplaceOrView keys are excluded for the thread
+(PyTorch's `AutoDispatchBelowADInplaceOrView` guard): if a kernel down there calls other ops, those must not
+bump version counters or record views a second time; the op as a whole is bumped once, here.
 """
 
-from .._dispatch_key import AFTER_AD_INPLACE_OR_VIEW, DispatchKey
+from contextlib import contextmanager
+
+from .._dispatch_key import AFTER_AD_INPLACE_OR_VIEW, AUTOGRAD_BITS, DispatchKey, bit
 from . import dispatcher
+
+_ABOVE_BACKENDS = AUTOGRAD_BITS | bit(DispatchKey.ADInplaceOrView)
+
+
+@contextmanager
+def below_ad_inplace_or_view():
+    """PyTorch's `at::AutoDispatchBelowADInplaceOrView`: ops called inside skip autograd and this layer."""
+    saved = dispatcher.tls.exclude
+    dispatcher.tls.exclude = saved | _ABOVE_BACKENDS
+    try:
+        yield
+    finally:
+        dispatcher.tls.exclude = saved
 
 # Views that share storage and version counter but are not differentiable views: `_base` stays None.
 NON_DIFFERENTIABLE_VIEWS = {"detach", "alias_nondiff"}
@@ -31,7 +50,8 @@ def _kernel_for(op):
     mutated = schema.mutable_positions
     if mutated:
         def ADInplaceOrView_inplace(ks, *args):
-            out = dispatcher.redispatch(op, ks & AFTER_AD_INPLACE_OR_VIEW, args)
+            with below_ad_inplace_or_view():
+                out = dispatcher.redispatch(op, ks & AFTER_AD_INPLACE_OR_VIEW, args)
             for i in mutated:
                 args[i]._vc.value += 1
             return out
@@ -42,7 +62,8 @@ def _kernel_for(op):
         name = schema.name
 
         def ADInplaceOrView_view(ks, *args):
-            out = dispatcher.redispatch(op, ks & AFTER_AD_INPLACE_OR_VIEW, args)
+            with below_ad_inplace_or_view():
+                out = dispatcher.redispatch(op, ks & AFTER_AD_INPLACE_OR_VIEW, args)
             base = args[base_pos]
             for v in (out if isinstance(out, (tuple, list)) else (out,)):
                 as_view(base, v, name)

@@ -64,7 +64,7 @@ class DispatchEvent:
 
     @property
     def aten_name(self):
-        return self.op.replace("::", ".")
+        return dispatcher.python_name(self.op)     # "aten.add.Tensor", "aten.sum.default"
 
 
 class trace:

@@ -28,7 +28,7 @@ import warnings
 
 import numpy as np
 
-from .._dtype import bool_, float16, int64, promote_types, uint8
+from .._dtype import TYPEMETA_NAMES, bool_, float16, int64, promote_types, uint8
 from .._strides import normalize_dim
 from ..backends import ARRAY_MODULES, check_writable, empty, wrap, write
 from .pointwise import check_out, resize_out
@@ -106,11 +106,6 @@ def check_nonempty(t, dims, name, shown=None):
 
 # ---- dtypes -----------------------------------------------------------------------------------------------
 
-# The C++ type names PyTorch prints in "Expected out tensor to have dtype ..." (c10's TypeMeta names).
-CPP_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
-             "int32": "int", "int64": "long int", "float16": "c10::Half", "float32": "float", "float64": "double"}
-
-
 def accumulate_dtype(dtype):
     """The NumPy dtype a reduction accumulates `dtype` in: wider than the result, rounded once at the end.
 
@@ -181,11 +176,10 @@ def scalar_to_1d(a):
 
 
 def check_out_dtype(out, dtype):
-    """Structured kernels require an `out=` tensor of exactly the result dtype."""
+    """Structured kernels require an `out=` tensor of exactly the result dtype (named as C++ types)."""
     if out.dtype is not dtype:
-        raise RuntimeError(
-            f"Expected out tensor to have dtype {CPP_NAMES[dtype.name]}, but got {CPP_NAMES[out.dtype.name]} "
-            "instead")
+        raise RuntimeError(f"Expected out tensor to have dtype {TYPEMETA_NAMES[dtype.name]}, but got "
+                           f"{TYPEMETA_NAMES[out.dtype.name]} instead")
 
 
 def check_out_castable(out, dtype):

@@ -781,8 +781,8 @@ def _cumulative_ops(kind):
 
     def inplace_kernel(ks, self, dim, dtype):
         if dtype is not None and dtype is not self.dtype:
-            raise RuntimeError(f"Bad in-place call: input tensor dtype {K.CPP_NAMES[self.dtype.name]} and output "
-                               f"tensor dtype {K.CPP_NAMES[dtype.name]} should match")
+            raise RuntimeError(f"Bad in-place call: input tensor dtype {_dtype.TYPEMETA_NAMES[self.dtype.name]} and "
+                               f"output tensor dtype {_dtype.TYPEMETA_NAMES[dtype.name]} should match")
         array, shape = K.cumulative(self, dim, self.dtype, kind)   # in place: the sum stays in self's dtype
         K.write(self, array)     # refuses overlapping (expanded) targets; writes nothing on meta
         return self
