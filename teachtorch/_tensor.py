@@ -51,9 +51,15 @@ class VersionCounter:
 
 
 class Tensor:
-    __slots__ = ("_storage", "_offset", "_sizes", "_strides", "dtype", "_keys", "_vc", "_base", "_array",
-                 "_requires_grad", "grad", "grad_fn", "_output_nr", "_hooks", "_retains_grad", "_view_meta",
+    __slots__ = ("_storage", "_offset", "_sizes", "_strides", "dtype", "_keys", "_vc", "_array",
                  "__weakref__", "__dict__")
+
+    # The autograd fields start as these class-level defaults and are set on a tensor only when they change
+    # (most tensors never require grad). PyTorch saves the same work by leaving `autograd_meta_` null.
+    _requires_grad = False
+    grad = None
+    grad_fn = None
+    _base = None
 
     # NumPy should hand `ndarray + tensor` to our __radd__ rather than broadcasting over our elements.
     __array_priority__ = 1000
@@ -76,15 +82,7 @@ class Tensor:
         t.dtype = dtype
         t._keys = KEYS_OF_DEVICE[storage.device.type]
         t._vc = VersionCounter()
-        t._base = None
         t._array = array
-        t._requires_grad = False
-        t.grad = None
-        t.grad_fn = None
-        t._output_nr = 0
-        t._hooks = None
-        t._retains_grad = False
-        t._view_meta = None
         return t
 
     def _data(self):

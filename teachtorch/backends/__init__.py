@@ -28,6 +28,29 @@ ARRAY_MODULES = {"cpu": np}
 STORAGE_TYPES = {"cpu": UntypedStorage, "meta": UntypedStorage}
 
 
+# PyTorch computes 1/0 = inf and log(-1) = nan silently; NumPy warns. Kernels switch the warnings off while
+# they compute. `np.errstate` does that but costs more than a whole small add, so where NumPy keeps its error
+# state in a context variable (NumPy 2) we set a prepared "ignore" state directly; it is the same mechanism.
+try:
+    from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
+
+    _IGNORE_FP_ERRORS = _make_extobj(all="ignore")
+
+    def quiet_fp_errors():
+        return _extobj_contextvar.set(_IGNORE_FP_ERRORS)
+
+    def restore_fp_errors(token):
+        _extobj_contextvar.reset(token)
+except ImportError:  # older NumPy
+    def quiet_fp_errors():
+        state = np.errstate(all="ignore")
+        state.__enter__()
+        return state
+
+    def restore_fp_errors(state):
+        state.__exit__(None, None, None)
+
+
 def xp_of(t):
     return ARRAY_MODULES[t._storage.device.type]
 
@@ -51,6 +74,13 @@ def empty(sizes, dtype, device, strides=None):
 _contiguous = {}   # shape -> contiguous strides, remembered: results of one shape come again and again
 
 
+def contiguous_strides_of(shape):
+    strides = _contiguous.get(shape)
+    if strides is None:
+        strides = _contiguous[shape] = contiguous_strides(shape)
+    return strides
+
+
 def wrap(array, dtype, device):
     """A tensor over a kernel's freshly computed array (which no other tensor may share)."""
     xp = ARRAY_MODULES[device.type]
@@ -62,9 +92,7 @@ def wrap(array, dtype, device):
     elif not flags.owndata and array.base is not None and not array.base.flags.owndata:
         array = array.copy()   # a view of something else (maybe an input): never let two tensors alias by accident
     shape = array.shape
-    strides = _contiguous.get(shape)
-    if strides is None:
-        strides = _contiguous[shape] = contiguous_strides(shape)
+    strides = _contiguous.get(shape) or contiguous_strides_of(shape)
     return Tensor._make(STORAGE_TYPES[device.type]._wrap(array), 0, shape, strides, dtype, array)
 
 

@@ -26,7 +26,9 @@ from .._strides import (
     preserve_format_strides,
 )
 from .._tensor import Tensor
-from ..backends import ARRAY_MODULES, check_writable, empty, wrap, wrap_strided, write
+from ..backends import (
+    ARRAY_MODULES, contiguous_strides_of, check_writable, empty, quiet_fp_errors, restore_fp_errors, wrap, wrap_strided, write,
+)
 
 DEFAULT, INT_TO_FLOAT, ALWAYS_BOOL = "default", "int_to_float", "always_bool"
 
@@ -69,8 +71,15 @@ def promote(operands, kind):
 
 def pointwise_meta(operands, kind):
     """The meta step: (tensors, device, result dtype, compute dtype, broadcast shape)."""
-    tensors = [a for a in operands if isinstance(a, Tensor)]
-    device = tensors[0]._storage.device if len(tensors) == 1 else check_same_device(tensors)
+    tensors = []
+    for a in operands:
+        if isinstance(a, Tensor):
+            tensors.append(a)
+    device = tensors[0]._storage.device
+    for t in tensors:
+        if t._storage.device is not device:     # only then is the full rule needed
+            device = check_same_device(tensors)
+            break
     out_dtype, compute = promote(operands, kind)
     shape = tensors[0]._sizes
     for t in tensors[1:]:
@@ -80,16 +89,17 @@ def pointwise_meta(operands, kind):
     return tensors, device, out_dtype, compute, shape
 
 
-def output_strides(shape, tensors, common=None):
+def output_strides(shape, tensors, operands=None, compute=None):
     """The result's strides, or None for contiguous (the fast path: contiguous inputs of the full shape).
 
     On cpu TensorIterator first converts each input whose dtype is not the op's `common` dtype with
     `.to(common)`, and only then looks at strides; `.to` keeps a dense layout but makes a non-dense one
     dense (preserve_format). So such an input takes part with the strides of its converted copy.
     """
+    contiguous = contiguous_strides_of(shape)
     for t in tensors:
-        if t._sizes != shape or not (t._data().flags.c_contiguous if t._storage._data is not None
-                                     else is_contiguous(t._sizes, t._strides)):
+        if t._sizes != shape or (t._strides != contiguous and not is_contiguous(t._sizes, t._strides)):
+            common = None if operands is None else common_dtype(operands, compute)
             layouts = [(u._sizes, u._strides if common is None or u.dtype is common
                         else preserve_format_strides(u._sizes, u._strides)) for u in tensors]
             strides = pointwise_output_strides(shape, layouts)
@@ -124,7 +134,10 @@ def _float16_common(operands):
     becomes float16 (65504 at most: int32 70000 becomes inf), and so does a number (0.1 becomes 0.0999756)
     or a 0-dim float32 tensor, before everything is widened to float32 for the arithmetic.
     """
-    if not any(isinstance(a, Tensor) and a.dtype is float16 for a in operands):
+    for a in operands:
+        if isinstance(a, Tensor) and a.dtype is float16:
+            break
+    else:
         return None
     return float16 if result_type(*[a for a in operands if a is not None]) is float16 else None
 
@@ -144,15 +157,22 @@ def run(fn, operands, params, compute_dtype, device, dtype=None, opmath_scalar=F
         return None
     xp = ARRAY_MODULES[device.type]
     via = _float16_common(operands) if compute_dtype is float32 else None
-    with np.errstate(all="ignore"):
+    token = quiet_fp_errors()     # casts warn too (1e5 into float16)
+    try:
         if via is None:
-            arrays = [_cast(xp, a, compute_dtype) for a in operands]
+            want = compute_dtype.numpy
+            arrays = []
+            for a in operands:
+                arr = a._array if type(a) is Tensor else None   # a tensor's cached array, when it has one
+                arrays.append(arr if arr is not None and arr.dtype == want else _cast(xp, a, compute_dtype))
         else:
             arrays = [_cast(xp, a, compute_dtype, None if (opmath_scalar and i > 0 and _is_scalar(a)) else via)
                       for i, a in enumerate(operands)]
         result = fn(xp, *arrays, *params)
         if dtype is not None and result.dtype != dtype.numpy:
             result = xp.asarray(result).astype(dtype.numpy)
+    finally:
+        restore_fp_errors(token)
     return result
 
 
@@ -263,7 +283,7 @@ def pointwise_kernels(fn, kind=DEFAULT, n=2, check=None, late_check=None, inplac
         tensors, device, out_dtype, cdt, shape = pointwise_meta(operands, kind)
         if late_check is not None:
             late_check(args, out_dtype, cdt)
-        strides = output_strides(shape, tensors, common_dtype(operands, cdt))
+        strides = output_strides(shape, tensors, operands, cdt)
         result = run(fn, operands, args[n:], cdt, device, out_dtype, opmath_scalar)
         if result is None:
             return empty(shape, out_dtype, device, strides)
@@ -304,7 +324,7 @@ def pointwise_kernels(fn, kind=DEFAULT, n=2, check=None, late_check=None, inplac
         if late_check is not None:
             late_check(args, out_dtype, cdt)
         result = run(fn, operands, args[n:], cdt, device, out.dtype, opmath_scalar)
-        strides = None if out._sizes == tuple(shape) else output_strides(shape, tensors, common_dtype(operands, cdt))
+        strides = None if out._sizes == tuple(shape) else output_strides(shape, tensors, operands, cdt)
         return write_out(out, result, out_dtype, shape, strides)
 
     return functional, inplace, out_variant

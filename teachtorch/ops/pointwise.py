@@ -336,15 +336,17 @@ def binary_operator(op, *params, reflected=False):
     """`Tensor.__add__` (or `__radd__` when `reflected`) for the functional or in-place `op`."""
     if reflected:
         def dunder(self, other):
-            other = operand_or_none(other)
-            if other is None:
-                return NotImplemented
+            if type(other) is not Tensor:
+                other = operand_or_none(other)
+                if other is None:
+                    return NotImplemented
             return call(op, (other, self) + params)
     else:
         def dunder(self, other):
-            other = operand_or_none(other)
-            if other is None:
-                return NotImplemented
+            if type(other) is not Tensor:     # the common case, tensor op tensor, needs no conversion
+                other = operand_or_none(other)
+                if other is None:
+                    return NotImplemented
             return call(op, (self, other) + params)
     return dunder
 
