@@ -23,11 +23,10 @@ Kernels take tensors and return tensors. They never write into an existing tenso
 `backends.write`, after every check has passed, so a failed op leaves its `out=` or `self` unchanged.
 """
 
-import math
 
 import numpy as np
 
-from .._dtype import bool_, can_cast, float16, float32, int64, result_type
+from .._dtype import bool_, can_cast, checked_convert, float16, float32, int64, result_type
 from .._strides import contiguous_strides, is_contiguous
 from ..backends import ARRAY_MODULES, check_writable, empty, wrap, write
 from .pointwise import check_same_device, resize_out
@@ -85,33 +84,11 @@ def matmul_arrays(xp, a, b, dtype):
     return xp.matmul(blas_operand(xp, a), blas_operand(xp, b))
 
 
-# The names `Scalar::to<T>()` uses in its overflow error
-SCALAR_TYPE_NAME = {"bool": "bool", "uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
-                    "int64": "int64_t", "float16": "c10::Half", "float32": "float", "float64": "double"}
-
-
 def scalar_to(value, dtype):
-    """PyTorch's `Scalar::to<T>()`: a Python number as a (NumPy) number of `dtype`, refusing what it cannot hold.
-
-    Floats truncate into integers (0.5 -> 0); a negative integer wraps into an unsigned type (-1 -> 255 for
-    uint8, two's complement) as long as its magnitude fits; anything else out of range raises, as c10's
-    `checked_convert` does. Infinities and NaN are fine for float types.
-    """
-    value = value.item() if hasattr(value, "item") else value
-    if not isinstance(value, bool) and dtype is not bool_:
-        if dtype.is_floating_point:
-            overflow = not math.isinf(value) and abs(value) > float(np.finfo(dtype.numpy).max)
-        else:
-            info = np.iinfo(dtype.numpy)
-            if isinstance(value, float):
-                overflow = math.isnan(value) or value < info.min or value > info.max
-            elif info.min == 0:     # unsigned: -x is allowed when x fits
-                overflow = value > info.max or -value > info.max
-            else:
-                overflow = value < info.min or value > info.max
-        if overflow:
-            raise RuntimeError(f"value cannot be converted to type {SCALAR_TYPE_NAME[dtype.name]} without overflow")
-    return np.asarray(value).astype(dtype.numpy)[()]
+    """PyTorch's `Scalar::to<T>()`: a Python number as a (NumPy) number of `dtype`, refusing what it cannot hold
+    (`_dtype.checked_convert`: floats truncate into integers, a negative integer wraps into an unsigned type as
+    long as its magnitude fits, anything else out of range raises)."""
+    return np.asarray(checked_convert(value, dtype)).astype(dtype.numpy)[()]
 
 
 def fused_values(xp, b_self, product, k, beta, alpha, dtype, scalar_dtype):

@@ -12,7 +12,7 @@ teachtorch does the same by hand, in small steps a reader can follow:
 Every one of them ends in `dispatcher.call(op, args)`, so every op, method or function, is dispatched.
 """
 
-from .._dispatch_key import DispatchKey
+from .._dispatch_key import CompositeImplicitAutograd, DispatchKey
 from .._tensor import Tensor
 from ..dispatch.dispatcher import call, define, impl
 
@@ -27,6 +27,30 @@ def register_kernel(op, kernel):
     for key in KERNEL_KEYS:
         impl(op, key, kernel)
     return kernel
+
+
+def kernel_op(schema, kernel):
+    """Define an op and register its backend kernel `kernel(keyset, *args)`."""
+    op = define(schema)
+    register_kernel(op, kernel)
+    return op
+
+
+def composite_op(schema, fn):
+    """Define a CompositeImplicitAutograd op: `fn(*args)` calls other ops, each dispatched in turn.
+
+    Such an op gets no ADInplaceOrView kernel even when it writes (`max.out`): the ops it calls bump the
+    version counters, and a second bump would count one write twice (PyTorch generates none for them either).
+    """
+    op = define(schema)
+
+    def kernel(ks, *args):
+        return fn(*args)
+    kernel.__qualname__ = getattr(fn, "__name__", op.schema.full_name)
+    impl(op, CompositeImplicitAutograd, kernel)
+    if op.kernels.pop(DispatchKey.ADInplaceOrView, None) is not None:
+        op._compute_table()
+    return op
 
 
 def inplace_schema(schema):
@@ -75,5 +99,5 @@ def bind_method(name, fn):
     setattr(Tensor, name, fn)
 
 
-__all__ = ["define", "call", "register_kernel", "function", "method", "bind_method", "inplace_schema",
+__all__ = ["define", "call", "register_kernel", "kernel_op", "composite_op", "function", "method", "bind_method", "inplace_schema",
            "out_schema", "Tensor"]

@@ -25,25 +25,12 @@ same idea along one dim, each with its own schema in native_functions.yaml.
 
 import numpy as np
 
-from .._dispatch_key import CompositeImplicitAutograd
 from .._dtype import bool_, int64, uint8
 from .._tensor import Tensor
-from ..dispatch.dispatcher import impl
 from ..kernels import indexing as K
 from . import indexing, views
-from ._define import bind_method, define, function, inplace_schema, method, out_schema, register_kernel
-
-
-def _op(schema, kernel):
-    op = define(schema)
-    register_kernel(op, kernel)
-    return op
-
-
-def _composite(schema, fn):
-    op = define(schema)
-    impl(op, CompositeImplicitAutograd, lambda ks, *args: fn(*args))
-    return op
+from ._define import bind_method, function, inplace_schema, method, out_schema
+from ._define import composite_op as _composite, kernel_op as _op
 
 
 # ---- aten::index and aten::index_put_ ------------------------------------------------------------------------

@@ -38,36 +38,18 @@ same happens here.
 import math
 import warnings
 
-from .._dispatch_key import CompositeImplicitAutograd
 from .._strides import broadcast_shapes, compute_view_strides, normalize_dim
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
-from ..dispatch.dispatcher import call, impl
+from ..dispatch.dispatcher import call
 from ..kernels import linalg as K
 from ..kernels.pointwise import resize_out
-from ._define import bind_method, define, register_kernel
+from ._define import bind_method
+from ._define import composite_op as _composite_op, kernel_op as _kernel_op
 from .pointwise import OPS as _POINTWISE_OPS
 from .views import _unsafe_view_op
 
 _mul_op, _, _mul_out_op = _POINTWISE_OPS["mul"]
-
-
-def _kernel_op(schema, kernel):
-    """Define an op with a backend kernel (cpu and meta)."""
-    op = define(schema)
-    register_kernel(op, kernel)
-    return op
-
-
-def _composite_op(schema, fn):
-    """Define a CompositeImplicitAutograd op: `fn(*args)` calls other ops, each dispatched in turn."""
-    op = define(schema)
-
-    def kernel(ks, *args):
-        return fn(*args)
-    kernel.__qualname__ = fn.__name__
-    impl(op, CompositeImplicitAutograd, kernel)
-    return op
 
 
 # ---- the backend ops (kernels in kernels/linalg.py) ----------------------------------------------------------

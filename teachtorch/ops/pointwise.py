@@ -23,7 +23,7 @@ The rest of the elementwise ops are in pointwise_more.py; the Python operators (
 import numpy as np
 
 from .._dtype import (
-    ALL_DTYPES, TYPEMETA_NAMES, bool_, checked_convert, float16, float32, float64, int8, int16, int32, int64, uint8,
+    ALL_DTYPES, TYPEMETA_NAMES, bool_, checked_convert, float16, float32,
 )
 from .._tensor import Tensor
 from ..dispatch.dispatcher import call

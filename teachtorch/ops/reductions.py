@@ -21,11 +21,12 @@ import sys
 import types
 
 from .. import _dtype, _strides
-from .._dispatch_key import CompositeImplicitAutograd, DispatchKey
+from .._dispatch_key import CompositeImplicitAutograd
 from .._tensor import Tensor
-from ..dispatch.dispatcher import impl, lookup
+from ..dispatch.dispatcher import lookup
 from ..kernels import reduction as K
 from ._define import bind_method, define, register_kernel
+from ._define import composite_op
 
 # ---- named tuples: torch.return_types ----------------------------------------------------------------------
 
@@ -92,19 +93,8 @@ def _op(schema, kernel):
 
 
 def _composite(schema, kernel):
-    """Define a CompositeImplicitAutograd op: its kernel calls other ops, each dispatched in turn.
-
-    A composite that writes (`max.out`) gets no ADInplaceOrView kernel, as in PyTorch: the op it calls bumps the
-    version counter, and a second bump here would count one write twice.
-    """
-    op = define(schema)
-
-    def composite_kernel(ks, *args):
-        return kernel(*args)
-    composite_kernel.__qualname__ = op.schema.full_name.replace(".", "_")
-    impl(op, CompositeImplicitAutograd, composite_kernel)
-    if op.kernels.pop(DispatchKey.ADInplaceOrView, None) is not None:
-        op._compute_table()
+    op = composite_op(schema, kernel)
+    op.kernels[CompositeImplicitAutograd].__qualname__ = op.schema.full_name.replace(".", "_")
     return op
 
 

@@ -20,25 +20,12 @@ shapes, and the inputs' dtypes are promoted (`cat([int, float])` is float).
 
 import warnings
 
-from .._dispatch_key import CompositeImplicitAutograd
 from .._strides import normalize_dim
 from .._tensor import Tensor
-from ..dispatch.dispatcher import impl
 from ..kernels import shape as K
 from . import views
-from ._define import bind_method, define, function, inplace_schema, method, out_schema, register_kernel
-
-
-def _op(schema, kernel):
-    op = define(schema)
-    register_kernel(op, kernel)
-    return op
-
-
-def _composite(schema, fn):
-    op = define(schema)
-    impl(op, CompositeImplicitAutograd, lambda ks, *args: fn(*args))
-    return op
+from ._define import bind_method, function, inplace_schema, method, out_schema
+from ._define import composite_op as _composite, kernel_op as _op
 
 
 def _tensor_list(tensors, name):

@@ -13,14 +13,9 @@ The schemas are PyTorch's (native_functions.yaml): `sort.stable`, `sort.values_s
 
 from .._dtype import int64
 from ..kernels import sorting as K
-from ._define import bind_method, define, register_kernel
+from ._define import bind_method
+from ._define import kernel_op as _op
 from .reductions import structseq
-
-
-def _op(schema, kernel):
-    op = define(schema)
-    register_kernel(op, kernel)
-    return op
 
 
 _sort_type = structseq("sort", ("values", "indices"))

@@ -23,12 +23,12 @@ ops above. `reshape` is a view when `view` can be one, and a copy otherwise.
 """
 
 from .. import _strides
-from .._dispatch_key import CompositeExplicitAutograd, CompositeImplicitAutograd
+from .._dispatch_key import CompositeExplicitAutograd
 from .._strides import compute_view_strides, infer_size, normalize_dim
 from .._tensor import Tensor
 from ..backends import storage_nbytes
 from ..dispatch.dispatcher import OpOverload, impl
-from ._define import bind_method, define, method
+from ._define import bind_method, composite_op, define, method
 
 
 def _view_of(self, offset, sizes, strides):
@@ -49,15 +49,8 @@ def view_op(schema, name=None):
 
 
 def composite(schema):
-    """Define a CompositeImplicitAutograd op: its kernel calls other ops, each dispatched in turn."""
-    op = define(schema)
-
-    def register(kernel):
-        impl(op, CompositeImplicitAutograd, lambda ks, *args: kernel(*args))
-        op.kernels[CompositeImplicitAutograd].__qualname__ = kernel.__name__
-        op._compute_table()
-        return op
-    return register
+    """Define a CompositeImplicitAutograd op whose kernel (calling other ops) is the decorated function."""
+    return lambda kernel: composite_op(schema, kernel)
 
 
 def _int_list(size, name="size"):
