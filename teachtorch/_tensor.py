@@ -67,7 +67,7 @@ class Tensor:
     def __new__(cls, *args, **kwargs):
         if args or kwargs:
             # `teachtorch.Tensor([1, 2])` builds a float tensor of the default dtype, as torch.Tensor does.
-            from .ops.factories import tensor as _tensor_factory
+            from .ops.tensor_new import tensor as _tensor_factory
             return _tensor_factory(*args, dtype=_dtype.get_default_dtype(), **kwargs)
         return object.__new__(cls)
 

@@ -887,7 +887,7 @@ FUZZ_INT_DIM = {
 @given(reduction_case(), st.sampled_from(sorted(FUZZ_DIMS)))
 def test_fuzz_dim_list_reductions(case, op):
     p, dim, keepdim = case
-    check(lambda lib, x: FUZZ_DIMS[op](lib, x, dim, keepdim), p, tol16=2e-2 if op == "nansum" else 1e-3, **TOL)
+    check(lambda lib, x: FUZZ_DIMS[op](lib, x, dim, keepdim), p, tol16=2e-2 if op == "nansum" else 2e-3, **TOL)
 
 
 @given(reduction_case(), st.sampled_from(sorted(FUZZ_INT_DIM)))
@@ -897,7 +897,9 @@ def test_fuzz_int_dim_reductions(case, op):
         dim = dim[0] if dim else None
     if "median" in op and along_expanded(p, 0 if dim is None and op == "median_kd" else dim):
         return
-    check(lambda lib, x: FUZZ_INT_DIM[op](lib, x, dim, keepdim), p, **TOL)
+    # float16: both sum in float32 but in different orders, so the rounded results may differ by one ulp
+    # (2**-10 of the value); allow two
+    check(lambda lib, x: FUZZ_INT_DIM[op](lib, x, dim, keepdim), p, tol16=2e-3, **TOL)
 
 
 @given(inputs(dtype="float32", low=-3, high=3), st.integers(0, 4), st.sampled_from(["cumsum_", "cumprod_"]))

@@ -3,10 +3,10 @@
 Each module lists its public names in `__all__`; this file re-exports them all as `teachtorch.<name>`.
 """
 
-from . import factories, views, copy, indexing, pointwise, pointwise_more, reductions, linalg  # noqa: F401
+from . import factories, range_factories, tensor_new, views, copy, indexing, pointwise, pointwise_more, reductions, linalg  # noqa: F401
 from . import indexing_advanced, shape_ops, sorting, random, conversions  # noqa: F401
 
-_MODULES = (factories, views, copy, indexing, pointwise, pointwise_more, reductions, linalg, indexing_advanced,
+_MODULES = (factories, range_factories, tensor_new, views, copy, indexing, pointwise, pointwise_more, reductions, linalg, indexing_advanced,
             shape_ops, sorting, random, conversions)
 
 __all__ = []

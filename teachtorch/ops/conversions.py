@@ -22,9 +22,10 @@ from .._device import as_device, device as _device_cls
 from .._tensor import Tensor
 from ._define import bind_method, define, register_kernel
 from .factories import (
-    _finish, _size_arg, _type_name, check_device, copy_to, empty_op, empty_strided_op, full_op, memory_format,
-    ones_op, strides_for, tensor, zeros_op,
+    _finish, _size_arg, _type_name, check_device, empty_op, empty_strided_op, full_op, memory_format,
+    ones_op, strides_for, zeros_op,
 )
+from .tensor_new import copy_to, tensor
 
 # ---- _to_copy: the op behind every converting `to` --------------------------------------------------------
 

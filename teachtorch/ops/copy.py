@@ -12,7 +12,7 @@ from .._tensor import Tensor
 from ..backends import ARRAY_MODULES, empty, write
 from ..dispatch.dispatcher import impl
 from ._define import bind_method, define, register_kernel
-from .factories import preserve_strides
+from ..backends import preserve_strides
 
 
 def _host_or_same(src, device):

@@ -148,7 +148,7 @@ def value_to_tensor(self, value):
         return value
     if isinstance(value, (bool, int, float, np.integer)):
         from ..kernels.indexing import checked_scalar
-        from .factories import tensor
+        from .tensor_new import tensor
         number = checked_scalar(int(value) if isinstance(value, (bool, np.integer)) else value, self.dtype)
         return tensor(number.item(), dtype=self.dtype, device=self.device)
     device = "" if self.device.type == "cpu" else f"{self.device.type}."

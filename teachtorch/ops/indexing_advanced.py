@@ -67,7 +67,7 @@ def index_put(input, indices, values, accumulate=False):
 def _index_tensor_from_data(data):
     """A list or array used as an index (PyTorch's `indexing_tensor_from_data`): a bool (or uint8) mask if
     its values are bools (or uint8), otherwise a long tensor; floats are truncated."""
-    from .factories import tensor
+    from .tensor_new import tensor
     if isinstance(data, str):
         raise TypeError("new(): invalid data type 'str'")
     t = tensor(data if isinstance(data, np.ndarray) else list(data))
@@ -78,7 +78,7 @@ def _index_tensor_from_data(data):
 
 def _bool_index(value, device):
     """A Python bool adds a dim of size 1; True then indexes it as [0], False as [] (boolToIndexingTensor)."""
-    from .factories import tensor
+    from .tensor_new import tensor
     return tensor([0] if value else [], dtype=int64, device=device)
 
 

@@ -95,7 +95,7 @@ def as_operand(x):
     if isinstance(x, np.generic):
         return x.item()
     if isinstance(x, np.ndarray):
-        from .factories import as_tensor
+        from .tensor_new import as_tensor
         return as_tensor(x)
     return x
 
@@ -132,7 +132,7 @@ def check_operands(op, name, args, n, numbers, n_positional, method=False):
     if numbers == NUMBERS_ANY:
         if not any(kinds):
             # Both numbers: the binding turns the first into a tensor (`torch.add(2, 3)` is tensor(5)).
-            from .factories import tensor
+            from .tensor_new import tensor
             args[0] = tensor(args[0])
         return tuple(args)
     if numbers == NUMBERS_EITHER and any(kinds):

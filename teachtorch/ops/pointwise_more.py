@@ -31,7 +31,7 @@ from ..backends import ARRAY_MODULES, empty
 from ..dispatch.dispatcher import call, define, impl
 from ..kernels.pointwise import ALWAYS_BOOL, DEFAULT, INT_TO_FLOAT, check_inplace, check_out, promote
 from ._define import bind_method, register_kernel
-from .factories import preserve_strides
+from ..backends import preserve_strides
 from .pointwise import (
     NUMBERS_ANY, NUMBERS_EITHER, NUMBERS_OTHER, OPS, TYPEMETA_NAME, all_checks, as_operand,
     alias, binary_operator, check_operands, checked_scalar, exact_out_dtype, not_implemented_for, operand_or_none,

@@ -36,8 +36,10 @@ from ..kernels.pointwise import write_out
 from ._define import bind_method, define, method, register_kernel
 from .factories import (
     _factory, _factory_out, _finish, _format_name, _is_index, _size_arg, _type_name, check_device, check_like_input,
-    check_out, check_sizes, checked_convert, strides_for, tensor,
+    check_out, check_sizes, strides_for,
 )
+from .._dtype import checked_convert
+from .tensor_new import tensor
 
 # ---- generators ---------------------------------------------------------------------------------------------
 
