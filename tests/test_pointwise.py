@@ -1035,3 +1035,12 @@ def test_mixed_dtype_output_strides_use_the_converted_input():
         b = lib.arange(12, dtype=lib.float64).as_strided((2, 1, 3), (1, 6, 2))
         return a + b, lib.maximum(a, b), a < b
     check(case)
+
+
+def test_number_operand_counts_as_a_zero_dim_tensor_for_output_strides():
+    # sizes (2, 1, 2, 1) with odd strides on the size-1 dims: `x * x` takes TensorIterator's all-contiguous
+    # shortcut, `x + 1` does not (the wrapped number is a 0-dim operand), so it keeps x's order
+    def case(lib):
+        x = lib.arange(4.0).as_strided((2, 1, 2, 1), (2, 2, 1, 4))
+        return x + 1, x * x, lib.exp(x), x + lib.tensor(2.0), 1 - x, x.clone()
+    check(case)

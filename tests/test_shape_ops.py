@@ -483,3 +483,12 @@ def test_fuzz_tril_triu_diag(p, data):
     if nd >= 2:
         d0, d1 = data.draw(st.permutations(range(nd)))[:2]
         check(lambda lib, x: lib.rot90(x, k, [d0, d1]), p)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_roll_along_one_dim_is_laid_out_like_cat(layout):
+    # PyTorch rolls along one dim as cat(narrow, narrow): the result takes cat's layout, not a contiguous one
+    check(lambda lib: lib.arange(4.0).as_strided((2, 1, 2, 1), (2, 1, 1, 1)).roll(1, 0))
+    check(lambda lib, x: x.roll(1, 0), rand(3, 4, layout=layout))
+    check(lambda lib, x: x.roll(-5, -1), rand(3, 4, layout=layout))
+    check(lambda lib, x: x.roll(2, 1), rand(0, 4, layout=layout))

@@ -22,8 +22,7 @@ import numpy as np
 from .. import _dtype
 from .._dtype import bool_, can_cast, float16, float32, result_type
 from .._strides import (
-    broadcast_shapes, contiguous_strides, is_contiguous, is_non_overlapping_and_dense, pointwise_output_strides,
-    preserve_format_strides,
+    broadcast_shapes, is_non_overlapping_and_dense, pointwise_output_strides, preserve_format_strides,
 )
 from .._tensor import Tensor
 from ..backends import (
@@ -90,21 +89,28 @@ def pointwise_meta(operands, kind):
 
 
 def output_strides(shape, tensors, operands=None, compute=None):
-    """The result's strides, or None for contiguous (the fast path: contiguous inputs of the full shape).
+    """The result's strides (TensorIterator's rule, _strides.pointwise_output_strides), or None for contiguous.
 
-    On cpu TensorIterator first converts each input whose dtype is not the op's `common` dtype with
-    `.to(common)`, and only then looks at strides; `.to` keeps a dense layout but makes a non-dense one
-    dense (preserve_format). So such an input takes part with the strides of its converted copy.
+    Two details of TensorIterator matter here:
+    * a Python number takes part as a 0-dim tensor, so `x + 1` is never "all operands of one shape" and
+      skips the all-contiguous shortcut (with odd strides on size-1 dims, that changes the answer);
+    * on cpu each input whose dtype is not the op's `common` dtype is first converted with `.to(common)`,
+      which keeps a dense layout but makes a non-dense one dense (preserve_format), so such an input takes
+      part with the strides of its converted copy.
     """
     contiguous = contiguous_strides_of(shape)
     for t in tensors:
-        if t._sizes != shape or (t._strides != contiguous and not is_contiguous(t._sizes, t._strides)):
-            common = None if operands is None else common_dtype(operands, compute)
-            layouts = [(u._sizes, u._strides if common is None or u.dtype is common
-                        else preserve_format_strides(u._sizes, u._strides)) for u in tensors]
-            strides = pointwise_output_strides(shape, layouts)
-            return None if strides == contiguous_strides(shape) else strides
-    return None
+        if t._strides != contiguous or t._sizes != shape:
+            break
+    else:
+        return None     # every input exactly contiguous with the full shape: every rule gives contiguous
+    common = None if operands is None else common_dtype(operands, compute)
+    layouts = [(u._sizes, u._strides if common is None or u.dtype is common
+                else preserve_format_strides(u._sizes, u._strides)) for u in tensors]
+    if operands is not None:
+        layouts += [((), ()) for a in operands if a is not None and not isinstance(a, Tensor)]
+    strides = pointwise_output_strides(shape, layouts)
+    return None if strides == contiguous else strides
 
 
 def common_dtype(operands, compute):

@@ -20,7 +20,9 @@ computed the way PyTorch does it.
 from .._dtype import can_cast, result_type
 from .._strides import channels_last_strides, contiguous_strides, normalize_dim
 from ..backends import check_writable, empty, write
-from .indexing import assert_no_overlap, finish_out, fresh, is_meta, preserve_strides, write_elements, xp_for
+from ..backends import preserve_strides
+from ..dispatch import dispatcher
+from .indexing import assert_no_overlap, finish_out, fresh, is_meta, write_elements, xp_for
 
 # ---- memory formats -----------------------------------------------------------------------------------------
 
@@ -167,6 +169,15 @@ def roll_kernel(ks, self, shifts, dims):
     if not dims and len(shifts) != 1 or dims and len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     axes = [_wrap_dim_no_scalar(d, self.dim()) for d in dims]
+    if len(axes) == 1 and len(shifts) == 1:
+        # PyTorch's roll_cpu: the two parts, as views, joined by cat; so the result is laid out as cat lays it
+        # out (an empty tensor is cloned, keeping its layout)
+        if self.numel() == 0:
+            return dispatcher.lookup("clone")(self)
+        dim, size = axes[0], self._sizes[axes[0]]
+        start = (size - shifts[0]) % size
+        narrow = dispatcher.lookup("narrow")
+        return dispatcher.lookup("cat")([narrow(self, dim, start, size - start), narrow(self, dim, 0, start)], dim)
     if is_meta(self):
         return empty(self._sizes, self.dtype, self.device)
     xp = xp_for(self)

@@ -23,7 +23,8 @@ import numpy as np
 from .._dtype import bool_, int64
 from .._strides import contiguous_strides, normalize_dim
 from ..backends import empty, wrap
-from .indexing import finish_out, fresh, is_meta, preserve_strides, xp_for
+from ..backends import preserve_strides
+from .indexing import finish_out, fresh, is_meta, xp_for
 
 
 def stable_argsort(xp, a, axis, descending=False):

@@ -28,6 +28,7 @@ import numpy as np
 from .._dtype import bool_, int64, uint8
 from .._tensor import Tensor
 from ..kernels import indexing as K
+from ..kernels import scatter_gather as SG
 from . import indexing, views
 from ._define import bind_method, function, inplace_schema, method, out_schema
 from ._define import composite_op as _composite, kernel_op as _op
@@ -192,14 +193,14 @@ indexing.advanced_setitem = advanced_setitem
 
 # ---- one dim at a time: index_select, gather, scatter ----------------------------------------------------------
 
-index_select_op = _op("index_select(Tensor self, int dim, Tensor index) -> Tensor", K.index_select_kernel)
+index_select_op = _op("index_select(Tensor self, int dim, Tensor index) -> Tensor", SG.index_select_kernel)
 index_select_out = _op(out_schema("index_select(Tensor self, int dim, Tensor index) -> Tensor"),
-                       K.index_select_out_kernel)
+                       SG.index_select_out_kernel)
 index_select = function(index_select_op, index_select_out, "index_select")
 
 _GATHER = "gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor"
-gather_op = _op(_GATHER, K.gather_kernel)
-gather_out = _op(out_schema(_GATHER), K.gather_out_kernel)
+gather_op = _op(_GATHER, SG.gather_kernel)
+gather_out = _op(out_schema(_GATHER), SG.gather_out_kernel)
 gather = function(gather_op, gather_out, "gather")
 
 SCATTER_OPS = {}   # (overload, "" or "_" or "out") -> op
@@ -215,7 +216,7 @@ for _overload, _schema, _kw in [
     ("reduce_two", "scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, "
                    "bool include_self=True) -> Tensor", {"reduce_kind": "two", "new_reduce": True}),
 ]:
-    _functional_k, _inplace_k, _out_k = K.scatter_variant_kernels(**_kw)
+    _functional_k, _inplace_k, _out_k = SG.scatter_variant_kernels(**_kw)
     SCATTER_OPS[_overload, ""] = _op(_schema, _functional_k)
     SCATTER_OPS[_overload, "_"] = _op(inplace_schema(_schema), _inplace_k)
     _name, _, _rest = _schema.partition("(")
@@ -296,27 +297,27 @@ def _copy_into_out(out, result):
 # ---- whole slices along one dim: index_add, index_copy, index_fill ---------------------------------------------
 
 _INDEX_ADD = "index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor"
-_k = K.index_add_kernels()
+_k = SG.index_add_kernels()
 index_add_op = _op(_INDEX_ADD, _k[0])
 index_add__op = _op(inplace_schema(_INDEX_ADD), _k[1])
 index_add_out = _op(out_schema(_INDEX_ADD), _k[2])
 index_add = function(index_add_op, index_add_out, "index_add")
 
 _INDEX_COPY = "index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor"
-_k = K.index_copy_kernels()
+_k = SG.index_copy_kernels()
 index_copy_op = _op(_INDEX_COPY, _k[0])
 index_copy__op = _op(inplace_schema(_INDEX_COPY), _k[1])
 index_copy = function(index_copy_op, None, "index_copy")
 
 index_fill_ops = {
     "Scalar": _op("index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor",
-                  K.index_fill_kernel),
+                  SG.index_fill_kernel),
     "Scalar_": _op("index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)",
-                   K.index_fill__kernel),
+                   SG.index_fill__kernel),
     "Tensor": _op("index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor",
-                  K.index_fill_kernel),
+                  SG.index_fill_kernel),
     "Tensor_": _op("index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)",
-                   K.index_fill__kernel),
+                   SG.index_fill__kernel),
 }
 
 
@@ -379,13 +380,13 @@ def argwhere(input):
 
 # ---- flat indices: take, put ----------------------------------------------------------------------------------
 
-take_op = _op("take(Tensor self, Tensor index) -> Tensor", K.take_kernel)
-take_out = _op(out_schema("take(Tensor self, Tensor index) -> Tensor"), K.take_out_kernel)
+take_op = _op("take(Tensor self, Tensor index) -> Tensor", SG.take_kernel)
+take_out = _op(out_schema("take(Tensor self, Tensor index) -> Tensor"), SG.take_out_kernel)
 take = function(take_op, take_out, "take")
 
 put__op = _op("put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)",
-              K.put__kernel)
-put_op = _op("put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor", K.put_kernel)
+              SG.put__kernel)
+put_op = _op("put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor", SG.put_kernel)
 put = function(put_op, None, "put")
 
 
