@@ -21,7 +21,7 @@ are defined in `teachtorch/ops/` and attached to Tensor there, much as PyTorch g
 
 from . import _dtype
 from ._dispatch_key import KEYS_OF_DEVICE
-from ._strides import contiguous_strides, is_contiguous, normalize_dim
+from ._strides import is_contiguous, normalize_dim
 
 
 class Size(tuple):
@@ -341,9 +341,3 @@ class Tensor:
 
 def is_tensor(obj):
     return isinstance(obj, Tensor)
-
-
-def new_contiguous(storage, sizes, dtype, array=None):
-    """A contiguous tensor over a whole fresh storage (what kernels return)."""
-    return Tensor._make(storage, 0, tuple(sizes), contiguous_strides(sizes), dtype, array)
-

@@ -27,7 +27,7 @@ import functools
 
 from .._dispatch_key import (
     ALIAS_KEYS, AUTOGRAD_KEYS, BACKEND_KEYS, BACKEND_OF_AUTOGRAD_KEY, NUM_KEYS, Autograd,
-    CompositeExplicitAutograd, CompositeImplicitAutograd, DispatchKey, bit, keyset_names,
+    CompositeExplicitAutograd, CompositeImplicitAutograd, DispatchKey, bit,
 )
 from .._tensor import Tensor
 from .schema import parse_schema
@@ -257,7 +257,3 @@ def redispatch(op, ks, args):
     if _active_trace is not None:
         return _active_trace.hop(op, key, ks, args)
     return op.table[key](ks, *args)
-
-
-def keyset_str(ks):
-    return "DispatchKeySet(" + ", ".join(keyset_names(ks)) + ")"

@@ -24,6 +24,8 @@ Kernels take tensors and return tensors. They never write into an existing tenso
 """
 
 
+import math
+
 import numpy as np
 
 from .._dtype import bool_, can_cast, checked_convert, float16, float32, int64, result_type
@@ -46,13 +48,6 @@ def cpp_name(dtype):
 def not_implemented(kernel_name, dtype):
     """The error of AT_DISPATCH when a kernel has no code for a dtype (bool, for the products)."""
     return NotImplementedError(f'"{kernel_name}" not implemented for \'{dtype._ptname}\'')
-
-
-def _numel(sizes):
-    n = 1
-    for s in sizes:
-        n *= s
-    return n
 
 
 # ---- arithmetic on arrays ----------------------------------------------------------------------------------
@@ -99,7 +94,7 @@ def fused_values(xp, b_self, product, k, beta, alpha, dtype, scalar_dtype):
     first converted to `scalar_dtype` (`scalar_to`). `beta == 0` skips `self` entirely, so NaN or inf in it
     does not leak in. Returns the result's array, or None on the meta device (`xp` is None).
     """
-    if _numel(b_self._sizes) == 0:
+    if math.prod(b_self._sizes) == 0:
         return None if xp is None else xp.empty(b_self._sizes, dtype.numpy)
     if k == 0:
         return _empty_sum(xp, b_self, beta, dtype)
@@ -176,7 +171,7 @@ def check_bmm_dtypes(batch1, batch2, result_dtype, result_sizes, result_strides,
     """
     bs, n, k = batch1._sizes
     p = batch2._sizes[2]
-    if _numel(result_sizes) == 0 or k == 0:
+    if math.prod(result_sizes) == 0 or k == 0:
         return                                    # nothing is read: no dtype is checked
     name = "bmm" if is_bmm else "baddbmm"
     if k * n * p < 400:

@@ -17,7 +17,6 @@ float16 is computed in float32 and rounded once at the end, as PyTorch's "opmath
 first converted to the common dtype (an int32 70000 in a float16 op becomes inf), as TensorIterator does.
 """
 
-import numpy as np
 
 from .. import _dtype
 from .._dtype import bool_, can_cast, float16, float32, result_type
@@ -334,7 +333,3 @@ def pointwise_kernels(fn, kind=DEFAULT, n=2, check=None, late_check=None, inplac
         return write_out(out, result, out_dtype, shape, strides)
 
     return functional, inplace, out_variant
-
-
-def to_numpy_scalar(x):
-    return x.item() if isinstance(x, np.generic) else x
