@@ -20,13 +20,16 @@ from ._tensor import Size, Tensor, is_tensor
 from . import dispatch
 from .dispatch import inplace_or_view as _inplace_or_view  # noqa: F401  (registers the ADInplaceOrView layer)
 from .dispatch import backend_select as _backend_select  # noqa: F401
-from .autograd import fallback as _autograd_fallback  # noqa: F401
-from .autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from . import autograd
+from .autograd.grad_mode import (
+    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled,
+)
 from .ops import *  # noqa: F401,F403
 from .ops import __all__ as _ops_all
 from .ops import random  # noqa: F401  (teachtorch.random.manual_seed, like torch.random)
 from ._repr import set_printoptions, get_printoptions, printoptions
 from . import library, linalg
+from .autograd import derivatives as _derivatives  # noqa: F401  (backward formulas; they use the ops above)
 from .dispatch import ops
 
 half, float, double = float16, float32, float64

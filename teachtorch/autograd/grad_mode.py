@@ -3,6 +3,11 @@
 In PyTorch `no_grad` does not change any dispatch keys: it flips a thread-local flag (`GradMode`), and the
 autograd kernels check it at run time (c10/core/GradMode.h). `no_grad`, `enable_grad` and
 `set_grad_enabled` work as context managers and as decorators.
+
+`inference_mode` goes further (c10/core/InferenceMode.h): grad mode is off, and every tensor made inside is
+an *inference tensor* that can never join autograd later: saving one for backward, or changing one in place
+outside inference mode, raises. (PyTorch also drops the autograd and ADInplaceOrView dispatch keys from
+inference tensors, so they skip version counting; teachtorch keeps one set of keys and marks them instead.)
 """
 
 import functools
@@ -10,6 +15,7 @@ import functools
 
 class _GradMode:
     enabled = True
+    inference = False    # inside inference_mode()
 
 
 def is_grad_enabled():
@@ -65,3 +71,34 @@ class no_grad(_Mode):
 
 class enable_grad(_Mode):
     mode = True
+
+
+def is_inference_mode_enabled():
+    return _GradMode.inference
+
+
+class inference_mode:
+    """`with inference_mode():` or `@inference_mode()`; `inference_mode(False)` turns it off inside."""
+
+    def __init__(self, mode=True):
+        self.mode = bool(mode)
+
+    def __enter__(self):
+        self.prev = (_GradMode.enabled, _GradMode.inference)
+        # as in c10::InferenceMode: grad mode is the opposite of inference mode inside
+        _GradMode.enabled, _GradMode.inference = not self.mode, self.mode
+        return self
+
+    def __exit__(self, *exc):
+        _GradMode.enabled, _GradMode.inference = self.prev
+        return False
+
+    def __call__(self, fn):
+        if isinstance(fn, bool):   # `inference_mode(mode)` used as a call on an instance: not a decorator
+            return inference_mode(fn)
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with inference_mode(self.mode):
+                return fn(*args, **kwargs)
+        return wrapper

@@ -43,6 +43,7 @@ def as_view(base, view, op_name):
     if op_name in NON_DIFFERENTIABLE_VIEWS:
         return
     view._base = base._base if base._base is not None else base
+    view._attr_version = base._vc.value   # autograd: the version at which this view's grad_fn is right
 
 
 def _kernel_for(op):

@@ -179,11 +179,17 @@ transpose = transpose_kernel
 swapaxes = swapdims = transpose
 
 
-@composite("t(Tensor(a) self) -> Tensor(a)")
-def t(self):
+@view_op("t(Tensor(a) self) -> Tensor(a)")
+def t_kernel(self):
+    # its own op (not transpose) so that autograd names its node TBackward0, as PyTorch does
     if self.dim() > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")
-    return transpose(self, 0, 1) if self.dim() == 2 else self._alias()
+    if self.dim() < 2:
+        return _view_of(self, self._offset, self._sizes, self._strides)
+    return _view_of(self, self._offset, self._sizes[::-1], self._strides[::-1])
+
+
+t = t_kernel
 
 
 @view_op("permute(Tensor(a) self, int[] dims) -> Tensor(a)")

@@ -1,0 +1,61 @@
+"""AccumulateGrad's work: add a gradient into `leaf.grad` (torch/csrc/autograd/functions/accumulate_grad.h).
+
+    leaf.grad is None   -> leaf.grad = the gradient itself when nothing else holds it and its strides are
+                           the leaf's (the "gradient layout contract": `.grad` is laid out like the
+                           parameter, so an optimizer can walk both together); otherwise a copy laid out
+                           like the leaf
+    leaf.grad exists    -> leaf.grad += gradient, in place, so `.grad` keeps its identity across steps; but
+                           out of place when grad mode is on (create_graph=True), so that the old `.grad` is
+                           not overwritten while a graph that uses it is being built
+
+Then the leaf's post-accumulate-grad hooks run (an optimizer can step each parameter as soon as its
+gradient is ready).
+"""
+
+from .._strides import is_non_overlapping_and_dense
+from . import graph
+from .grad_mode import _GradMode
+
+
+def obeys_layout_contract(grad, variable):
+    """Same strides as the parameter where they matter (any strides if the parameter is not dense)."""
+    if not is_non_overlapping_and_dense(variable._sizes, variable._strides):
+        return grad._strides == tuple(_contiguous(grad._sizes))
+    return all(st == sv for st, sv, n in zip(grad._strides, variable._strides, variable._sizes) if n > 1)
+
+
+def _contiguous(sizes):
+    from .._strides import contiguous_strides
+    return contiguous_strides(sizes)
+
+
+def clone_obey_contract(grad, variable):
+    """A copy of `grad` with the leaf's strides (PyTorch's `utils::clone_obey_contract`)."""
+    if is_non_overlapping_and_dense(variable._sizes, variable._strides):
+        out = grad.new_empty_strided(variable._sizes, variable._strides)
+        return out.copy_(grad)
+    return grad.clone(memory_format="contiguous_format")
+
+
+def accumulate_grad(variable, new_grad, owned):
+    if variable.grad_fn is not None:
+        raise RuntimeError("leaf variable has been moved into the graph interior")
+    if new_grad is None:
+        return
+    old = variable.grad
+    if old is None:
+        if owned and not _GradMode.enabled and obeys_layout_contract(new_grad, variable):
+            variable.grad = new_grad.detach()          # steal it: no one else can see it
+        else:
+            variable.grad = clone_obey_contract(new_grad, variable)
+    elif _GradMode.enabled:
+        variable.grad = old + new_grad                 # out of place: the old .grad may be in a graph
+    else:
+        old += new_grad
+    if graph.listening():
+        graph.emit("accumulated", node=variable.__dict__.get("_grad_accumulator", lambda: None)(),
+                   tensor=variable, grad=variable.grad)
+    hooks = variable.__dict__.get("_post_accumulate_grad_hooks")
+    if hooks:
+        for hook in list(hooks.values()):
+            hook(variable)

@@ -1,0 +1,138 @@
+"""`autograd.backward` and `autograd.grad`: check the arguments, then hand the graph to the engine.
+
+PyTorch: torch/autograd/__init__.py (`backward`, `grad`, `_make_grads`) and
+torch/csrc/autograd/python_engine.cpp (`THPEngine_run_backward`).
+
+    loss.backward()                         -> every leaf that requires grad gets `.grad` (accumulated)
+    autograd.grad(loss, [w])                -> returns d loss / d w, touches no `.grad`
+"""
+
+from .._tensor import Tensor
+from . import engine
+from .variable import gradient_edge, requires_grad
+
+
+def _tensor_list(x, what):
+    if isinstance(x, Tensor):
+        return [x]
+    if x is None:
+        return []
+    return list(x)
+
+
+def _make_grads(outputs, grads, is_grads_batched=False):
+    """The initial gradient of each output: `ones_like(out)` for a scalar, else the one given."""
+    new = []
+    for i, (out, g) in enumerate(zip(outputs, grads)):
+        if g is None:
+            if out.requires_grad:
+                if out.numel() != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if not out.dtype.is_floating_point:
+                    raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
+                                       f"{out.dtype}")
+                g = out.new_ones(out._sizes)
+            new.append(g)
+            continue
+        if not isinstance(g, Tensor):
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+        if tuple(g._sizes) != tuple(out._sizes):
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of torch.Size([{', '.join(map(str, g._sizes))}])"
+                f" and output[{i}] has a shape of torch.Size([{', '.join(map(str, out._sizes))}]).")
+        if out.dtype.is_floating_point != g.dtype.is_floating_point:
+            raise RuntimeError(
+                f"For complex Tensors, both grad_output and output are required to have the same dtype. "
+                f"Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype} and output[{i}] has a dtype of "
+                f"{out.dtype}.")
+        new.append(g)
+    return new
+
+
+def _root_edges(outputs):
+    edges = []
+    for i, out in enumerate(outputs):
+        edge = gradient_edge(out)
+        if edge is None:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        edges.append(edge)
+    return edges
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
+             inputs=None):
+    """Accumulate d(tensors)/d(leaf) into `.grad` of every leaf (or only of `inputs`)."""
+    if grad_variables is not None:
+        grad_tensors = grad_variables
+    tensors = _tensor_list(tensors, "tensors")
+    if inputs is not None:
+        inputs = _tensor_list(inputs, "inputs")
+        if len(inputs) == 0:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    grads = _tensor_list(grad_tensors, "grad_tensors") if grad_tensors is not None else [None] * len(tensors)
+    if len(grads) != len(tensors):
+        raise RuntimeError(f"got {len(grads)} tensors and {len(tensors)} gradients")
+    grads = _make_grads(tensors, grads)
+    if retain_graph is None:
+        retain_graph = create_graph
+    edges = _root_edges(tensors)
+    input_edges = None
+    if inputs is not None:
+        input_edges = [_input_edge(t, i) for i, t in enumerate(inputs)]
+    captured = engine.execute(edges, grads, retain_graph, create_graph, input_edges, accumulate_grad=True)
+    if inputs is not None:
+        # Non-leaf inputs were captured, not accumulated: give them `.grad` now (leaves got theirs).
+        for t, g in zip(inputs, captured):
+            if g is not None and t.grad_fn is not None:
+                t.grad = g if t.grad is None else t.grad + g
+
+
+def _input_edge(t, i):
+    if not isinstance(t, Tensor):
+        raise TypeError(f"all inputs have to be Tensors, but got {type(t).__name__}")
+    edge = gradient_edge(t)
+    if edge is None:
+        raise RuntimeError("One of the differentiated Tensors does not require grad")
+    return edge
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """d(outputs)/d(inputs), returned as a tuple; `.grad` fields are left alone."""
+    is_tensor_inputs = isinstance(inputs, Tensor)
+    outputs = _tensor_list(outputs, "outputs")
+    inputs = _tensor_list(inputs, "inputs")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, but got: "
+                         "allow_unused=False.")
+    for t in inputs:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"all inputs have to be Tensors, but got {type(t).__name__}")
+    grads = (_tensor_list(grad_outputs, "grad_outputs") if grad_outputs is not None
+             else [None] * len(outputs))
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"grad requires one grad_output per output: got {len(grads)} grad_outputs and "
+                           f"{len(outputs)} outputs")
+    grads = _make_grads(outputs, grads)
+    if retain_graph is None:
+        retain_graph = create_graph
+    edges = _root_edges(outputs)
+    input_edges = []
+    for t in inputs:
+        if not requires_grad(t):
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        input_edges.append(gradient_edge(t))
+    result = engine.execute(edges, grads, retain_graph, create_graph, input_edges, accumulate_grad=False)
+    out = []
+    for i, (t, g) in enumerate(zip(inputs, result)):
+        if g is None:
+            if materialize_grads:
+                from .. import ops
+                g = ops.zeros_like(t)
+            elif not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
+                                   "Set allow_unused=True if this is the desired behavior.")
+        out.append(g)
+    return tuple(out)

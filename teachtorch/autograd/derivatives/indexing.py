@@ -1,0 +1,1 @@
+"""Backward formulas: (being written)."""

@@ -1,0 +1,262 @@
+"""The engine: run the backward graph, from the output back to the leaves, without recursion.
+
+PyTorch: torch/csrc/autograd/engine.cpp (`Engine::execute`, `compute_dependencies`, `evaluate_function`).
+One backward call is a *graph task*:
+
+1. **Start.** A `GraphRoot` node hands each root its initial gradient (ones for a scalar `loss.backward()`).
+2. **Count dependencies.** Walk the graph once from the root; for every edge `A -> B` add one to
+   `dependencies[B]`. A node may run only when all the gradients meant for it have arrived: when its count
+   has dropped back to 0.
+3. **Run ready nodes, newest first.** Ready nodes wait in a heap ordered by sequence number, highest first,
+   so the node made last in forward runs first in backward (PyTorch's ReadyQueue). Leaves' AccumulateGrad
+   nodes have the highest number of all and run as soon as they are ready.
+4. **Pass gradients on.** A node's outputs go to the *input buffer* of each next node; two gradients that
+   meet at one input are summed there. Each gradient is checked against what that input looked like in
+   forward: a broadcast input gets its gradient summed back to its own shape, a float32 input gets float32.
+5. **Free as you go.** After a node runs, its saved tensors are released unless `retain_graph=True`.
+
+`autograd.grad(outputs, inputs)` uses the same loop, but only runs the nodes that lead to `inputs`, and
+*captures* the gradient arriving at each input instead of accumulating it into `.grad`.
+
+With `create_graph=True` the loop runs with grad mode on: the backward formulas are ordinary teachtorch ops,
+so they record a graph of their own, and you can differentiate the gradient again.
+
+Everything the engine does is also reported as events (graph.py: `BackwardEvent`) for the explorer.
+"""
+
+import heapq
+
+from ..dispatch import dispatcher
+from . import anomaly_mode, graph
+from .grad_mode import set_grad_enabled
+from .node import AccumulateGrad, GraphRoot
+
+
+class GraphTask:
+    """The state of one backward call (PyTorch's `GraphTask`)."""
+
+    def __init__(self, keep_graph, create_graph):
+        self.keep_graph = keep_graph
+        self.create_graph = create_graph
+        self.dependencies = {}        # node -> number of gradients it still waits for
+        self.buffers = {}             # node -> its input buffer: [grad or None per input slot]
+        self.owned = {}               # node -> [True where the buffered grad is not held anywhere else]
+        self.exec_info = None         # None: run every node; else the nodes a gradient must reach
+        self.needed = None            # ... and of those, the ones that run
+        self.captures = {}            # (node, input_nr) -> index into `captured` (autograd.grad)
+        self.captured = []
+
+
+def execute(root_edges, root_grads, keep_graph, create_graph, inputs=None, accumulate_grad=True):
+    """Run backward from `root_edges` [(node, input_nr)] with `root_grads`; see the module docstring.
+
+    `inputs` is a list of gradient edges. With `accumulate_grad=False` (autograd.grad) their gradients are
+    returned, in order; with `accumulate_grad=True` (backward(inputs=...)) only they get `.grad`.
+    """
+    task = GraphTask(keep_graph, create_graph)
+    root = GraphRoot(root_edges, root_grads)
+    compute_dependencies(task, root)
+    if inputs is not None:
+        init_to_execute(task, root, inputs, accumulate_grad)
+
+    ready = []                        # heap of (-sequence_nr, tie-breaker, node)
+    heapq.heappush(ready, (-root._seq, 0, root))
+    task.buffers[root] = []
+    pushes = 1
+    trace = dispatcher._active_trace
+    graph.emit("backward_started", root=root)
+    with set_grad_enabled(create_graph):
+        while ready:
+            node = heapq.heappop(ready)[2]
+            grads = task.buffers.pop(node)
+            owned = task.owned.pop(node, None)
+            if trace is not None:
+                trace.backward_node = node.name()
+            outputs = evaluate_function(task, node, grads, owned)
+            if outputs is None:       # not needed for autograd.grad's inputs: skipped
+                continue
+            for i, (edge, grad) in enumerate(zip(node.next_edges, outputs)):
+                if edge is None:
+                    continue
+                nxt, input_nr = edge
+                if task.exec_info is not None and nxt not in task.exec_info:
+                    continue
+                graph.emit("gradient", node=node, output_nr=i, next_node=nxt, input_nr=input_nr, grad=grad)
+                if nxt not in task.buffers:
+                    task.buffers[nxt] = [None] * max(1, nxt.num_inputs())
+                    task.owned[nxt] = [False] * max(1, nxt.num_inputs())
+                add_to_buffer(task, nxt, input_nr, grad, _is_owned(grad, grads, outputs, i))
+                task.dependencies[nxt] -= 1
+                if task.dependencies[nxt] == 0:
+                    pushes += 1
+                    heapq.heappush(ready, (-nxt._seq, pushes, nxt))
+    if trace is not None:
+        trace.backward_node = None
+    graph.emit("backward_finished", root=root)
+    return task.captured
+
+
+def compute_dependencies(task, root):
+    """Step 2: for every edge A -> B in the graph below `root`, dependencies[B] += 1 (an explicit stack)."""
+    deps = task.dependencies
+    seen = {root}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        for edge in node.next_edges:
+            if edge is None:
+                continue
+            nxt = edge[0]
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+
+
+def init_to_execute(task, root, input_edges, accumulate_grad):
+    """Only run what leads to `input_edges` (PyTorch's `exec_info`).
+
+    autograd.grad *captures* the gradient arriving at each input edge. backward(inputs=[leaf]) runs that
+    leaf's AccumulateGrad; a non-leaf input is captured and its `.grad` filled afterwards by the caller.
+    A node is *needed* (it runs) when a gradient must flow through it to one of those places.
+    """
+    task.captured = [None] * len(input_edges)
+    must_run = set()
+    for idx, (node, input_nr) in enumerate(input_edges):
+        if accumulate_grad and isinstance(node, AccumulateGrad):
+            must_run.add(node)
+        else:
+            task.captures[(node, input_nr)] = idx
+    capture_nodes = {node for node, _ in task.captures}
+    needed = set(must_run)
+    # Post-order walk with an explicit stack: decide about a node after all nodes below it.
+    visited = {root}
+    stack = [(root, iter(root.next_edges))]
+    while stack:
+        node, edges = stack[-1]
+        for edge in edges:
+            if edge is not None and edge[0] not in visited:
+                visited.add(edge[0])
+                stack.append((edge[0], iter(edge[0].next_edges)))
+                break
+        else:
+            stack.pop()
+            if any(e is not None and (e[0] in needed or e[0] in capture_nodes) for e in node.next_edges):
+                needed.add(node)
+    task.needed = needed
+    task.exec_info = needed | capture_nodes
+
+
+def add_to_buffer(task, node, input_nr, grad, owned):
+    """InputBuffer::add: the first gradient for a slot is kept; later ones are summed into it."""
+    buf = task.buffers[node]
+    if grad is None:
+        return
+    if buf[input_nr] is None:
+        buf[input_nr] = grad
+        task.owned[node][input_nr] = owned
+    else:
+        buf[input_nr] = buf[input_nr] + grad      # a new tensor: the sum belongs to nobody else
+        task.owned[node][input_nr] = True
+
+
+def _is_owned(grad, node_inputs, outputs, i):
+    """May AccumulateGrad keep this gradient as `.grad` without copying? Only if nothing else holds it:
+    not an incoming gradient passed straight through, not a view, not sent to two places."""
+    if grad is None or grad._base is not None:
+        return False
+    if any(grad is g for g in node_inputs):
+        return False
+    return sum(1 for o in outputs if o is grad) == 1
+
+
+def evaluate_function(task, node, grads, owned):
+    """Run one node: hooks, capture, apply, release, checks. Returns its output gradients, or None."""
+    grads = call_tensor_pre_hooks(node, grads)
+    if task.captures:
+        for (cnode, input_nr), idx in task.captures.items():
+            if cnode is node:
+                task.captured[idx] = grads[input_nr]
+    if task.exec_info is not None and node not in task.needed:
+        return None
+    graph.emit("node_started", node=node, grads=grads)
+    if node._pre_hooks:
+        for hook in list(node._pre_hooks.values()):
+            new = hook(tuple(grads))
+            if new is not None:
+                grads = list(new)
+    outputs = call_apply(task, node, grads, owned)
+    if node._post_hooks:
+        for hook in list(node._post_hooks.values()):
+            new = hook(tuple(outputs), tuple(grads))
+            if new is not None:
+                outputs = list(new)
+    if not task.keep_graph:
+        node.release_variables()
+    graph.emit("node_finished", node=node, grads=outputs)
+    return validate_outputs(node, outputs)
+
+
+def call_tensor_pre_hooks(node, grads):
+    """Tensor hooks (`t.register_hook`) and `retain_grad`, both kept per input slot of the node."""
+    if node._tensor_pre_hooks:
+        for input_nr, hooks in node._tensor_pre_hooks.items():
+            for hook in list(hooks.values()):
+                if grads[input_nr] is None:
+                    continue
+                new = hook(grads[input_nr])
+                if new is not None:
+                    grads[input_nr] = new
+    if node._retains_grad_hooks:
+        for input_nr, hook in node._retains_grad_hooks.items():
+            if grads[input_nr] is not None:
+                hook(grads[input_nr])
+    return grads
+
+
+def call_apply(task, node, grads, owned):
+    try:
+        if isinstance(node, AccumulateGrad):
+            return node.apply(grads, owned=bool(owned and owned[0]) and not task.create_graph)
+        return node.apply(grads)
+    except Exception:
+        if anomaly_mode.is_anomaly_enabled():
+            anomaly_mode.warn_with_forward_trace(node)
+        raise
+
+
+def validate_outputs(node, outputs):
+    """Check each output gradient against its input's metadata (PyTorch's `validate_outputs`).
+
+    A gradient of a broadcast shape is summed back to the input's shape (this is where `a + b` with
+    `b` of shape [4] and `a` of [3, 4] gets its [3, 4] gradient reduced to [4]); a gradient of another
+    dtype is converted.
+    """
+    edges = node.next_edges
+    if len(outputs) != len(edges):
+        raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients (expected "
+                           f"{len(edges)}, got {len(outputs)})")
+    outputs = list(outputs)
+    check_nan = anomaly_mode.is_anomaly_enabled() and anomaly_mode.is_anomaly_check_nan_enabled()
+    for i, (edge, grad) in enumerate(zip(edges, outputs)):
+        if edge is None or grad is None:
+            continue
+        sizes, dtype, device = edge[0]._input_metadata[edge[1]]
+        if grad._sizes != sizes:
+            from .functions_manual import is_expandable_to, sum_to
+            if not is_expandable_to(sizes, grad._sizes):
+                raise RuntimeError(
+                    f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                    f"[{', '.join(map(str, grad._sizes))}] but expected shape compatible with "
+                    f"[{', '.join(map(str, sizes))}]")
+            grad = sum_to(grad, sizes)
+        if grad.dtype is not dtype:
+            grad = grad.to(dtype)
+        if grad._storage.device != device:
+            raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - expected "
+                               f"device {device} but got {grad._storage.device}")
+        if check_nan and grad.isnan().any().item():
+            anomaly_mode.warn_with_forward_trace(node)
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+        outputs[i] = grad
+    return outputs

@@ -1,0 +1,110 @@
+"""SavedVariable: a tensor a backward node keeps for later, with the checks that make that safe.
+
+PyTorch: torch/csrc/autograd/saved_variable.cpp. Three things happen here.
+
+1. **Version check.** Saving records the tensor's version. If the tensor is changed in place afterwards
+   (its version counter moves on), using it in backward would silently give a wrong gradient, so unpacking
+   raises "one of the variables needed for gradient computation has been modified by an inplace operation".
+2. **No reference cycle.** A node that saves its own output (`exp` saves `result`) must not hold that
+   output tensor itself: the output holds the node as its `grad_fn`, so node -> tensor -> node would be a
+   cycle. It keeps a detached alias (same storage and version counter) and, when unpacked, makes a fresh
+   tensor whose `grad_fn` is the node (given by the caller), so double backward still sees the history.
+3. **Freeing.** After backward (without `retain_graph=True`) the node releases its saved tensors; unpacking
+   one after that raises "Trying to backward through the graph a second time ...".
+
+`saved_tensors_hooks(pack, unpack)` (in graph.py) lets the user replace how tensors are stored.
+"""
+
+from . import anomaly_mode
+
+# The (pack, unpack) pairs of active `saved_tensors_hooks` contexts (graph.py); the innermost one is used.
+saved_tensors_hooks_stack = []
+_TENSOR_TYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double"}
+
+ERR_BACKWARD_TWICE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after they have "
+    "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
+    "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or "
+    "if you need to access saved tensors after calling backward."
+)
+
+
+def _short_name(name):
+    """How PyTorch names a node in this message: "ExpBackward0" -> "Exp", "SumBackward1" -> "Sum1"."""
+    name = name.replace("Backward", "")
+    return name[:-1] if name.endswith("0") else name
+
+
+class SavedVariable:
+    __slots__ = ("data", "is_output", "saved_version", "was_default", "output_nr", "requires_grad",
+                 "is_leaf", "grad_fn_name", "_packed", "_unpack_hook", "_freed", "weak_grad_fn_owner")
+
+    def __init__(self, tensor, is_output=False):
+        self._freed = False
+        self._packed = None
+        self._unpack_hook = None
+        if tensor is None:
+            self.data = None
+            return
+        self.saved_version = tensor._vc.value
+        self.is_output = is_output
+        self.output_nr = tensor.__dict__.get("_output_nr", 0)
+        self.requires_grad = tensor.requires_grad
+        self.is_leaf = tensor.grad_fn is None
+        grad_fn = tensor.grad_fn
+        self.grad_fn_name = None if grad_fn is None else _short_name(grad_fn.name())
+        if saved_tensors_hooks_stack:
+            pack, self._unpack_hook = saved_tensors_hooks_stack[-1]
+            self._packed = pack(tensor)
+            self.data = None
+            return
+        if is_output and grad_fn is not None:
+            self.data = tensor.detach()   # an alias without history: no node -> tensor -> node cycle
+        else:
+            self.data = tensor
+
+    def unpack(self, grad_fn=None):
+        """The saved tensor, checked. `grad_fn` is the node unpacking it (used for a saved output)."""
+        if self._freed:
+            raise RuntimeError(ERR_BACKWARD_TWICE)
+        if self._unpack_hook is not None:
+            return self._unpack_hook(self._packed)   # PyTorch does no version check with hooks either
+        t = self.data
+        if t is None:
+            return None
+        if t._vc.value != self.saved_version:
+            raise RuntimeError(self._version_error(t))
+        if self.is_output and self.requires_grad and grad_fn is not None and t.grad_fn is None:
+            # Rebuild the output as the node's result, so a graph built on it (create_graph) links back here.
+            out = t.detach()
+            out._requires_grad = True
+            out.grad_fn = grad_fn
+            out._output_nr = self.output_nr
+            return out
+        return t
+
+    def _version_error(self, t):
+        kind = f"torch.{_TENSOR_TYPE_NAMES[t.dtype.name]}Tensor"
+        shape = ", ".join(map(str, t._sizes))
+        whose = "" if self.grad_fn_name is None else f", which is output {self.output_nr} of {self.grad_fn_name}"
+        hint = ("Hint: the backtrace further above shows the operation that failed to compute its gradient. "
+                "The variable in question was changed in there or anywhere later. Good luck!"
+                if anomaly_mode.is_anomaly_enabled() else
+                "Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
+                "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+        return ("one of the variables needed for gradient computation has been modified by an inplace "
+                f"operation: [{kind} [{shape}]]{whose}, is at version {t._vc.value}; expected "
+                f"version {self.saved_version} instead. {hint}")
+
+    def release(self):
+        self.data = None
+        self._packed = None
+        self._freed = True
+
+    # What the explorer shows for a saved tensor.
+    def info(self):
+        t = self.data
+        if t is None:
+            return {"freed": self._freed, "shape": None, "dtype": None, "saved_version": None, "version": None}
+        return {"freed": False, "shape": tuple(t._sizes), "dtype": str(t.dtype),
+                "saved_version": self.saved_version, "version": t._vc.value, "is_output": self.is_output}

@@ -1,0 +1,260 @@
+"""The autograd kernels: what runs at the Autograd<Backend> dispatch key (PyTorch's `VariableType`).
+
+PyTorch generates one such kernel per op (torch/csrc/autograd/generated/VariableType_*.cpp). For
+`mul.Tensor` it reads, simplified:
+
+    Tensor mul_Tensor(DispatchKeySet ks, const Tensor& self, const Tensor& other) {
+      auto _any_requires_grad = compute_requires_grad(self, other);     // and GradMode is on
+      std::shared_ptr<MulBackward0> grad_fn;
+      if (_any_requires_grad) {
+        grad_fn = std::make_shared<MulBackward0>();
+        grad_fn->set_next_edges(collect_next_edges(self, other));
+        grad_fn->other_ = SavedVariable(other, false);
+        grad_fn->self_ = SavedVariable(self, false);
+      }
+      auto result = at::redispatch::mul(ks & c10::after_autograd_keyset, self, other);
+      if (grad_fn) set_history(result, grad_fn);
+      return result;
+    }
+
+`record` below is that kernel, once, for every op, driven by the op's Formula (derivative.py). The fast
+path, when nothing requires grad or grad mode is off, is a single redispatch: most ops in a training
+loop's optimizer step and in every `no_grad` block pay nothing more.
+
+In-place ops check that the write is allowed (variable.check_inplace) and *rebase* history instead of
+setting it; view ops mark how their outputs were made (may they be written to later?); `out=` ops refuse
+to record at all, as in PyTorch.
+"""
+
+from .._dispatch_key import AFTER_AUTOGRAD, AUTOGRAD_BITS, Autograd, DispatchKey, bit
+from .._tensor import Tensor
+from ..dispatch import dispatcher
+from ..dispatch.dispatcher import impl, redispatch
+from . import variable
+from .derivative import derived_value
+from .grad_mode import _GradMode
+from .node import Error
+from .saved_variable import SavedVariable
+
+_BELOW = AUTOGRAD_BITS | bit(DispatchKey.ADInplaceOrView)
+_INFERENCE_ERROR = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
+    "computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use "
+    "it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.")
+
+
+def any_requires_grad(args, positions):
+    """compute_requires_grad: does any tensor argument require grad?"""
+    for i, is_list in positions:
+        a = args[i]
+        if is_list:
+            for t in a:
+                if isinstance(t, Tensor) and (t._requires_grad or (t._base is not None and t._base._requires_grad)):
+                    return True
+        elif isinstance(a, Tensor) and (a._requires_grad or (a._base is not None and a._base._requires_grad)):
+            return True
+    return False
+
+
+def below_autograd(op, ks, args):
+    """Run the op's lower layers with autograd switched off for any op they call in turn
+    (PyTorch's AutoDispatchBelowADInplaceOrView guard around the redispatch)."""
+    tls = dispatcher.tls
+    saved = tls.exclude
+    tls.exclude = saved | _BELOW
+    try:
+        return redispatch(op, ks & AFTER_AUTOGRAD, args)
+    finally:
+        tls.exclude = saved
+
+
+def _outputs(out):
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+def _mark_inference(out):
+    for t in _outputs(out):
+        if isinstance(t, Tensor):
+            t._is_inference = True
+
+
+# ---- the recording kernel ---------------------------------------------------------------------------------
+
+
+def record(op, formula, ks, args, inplace):
+    """The slow path: some input requires grad. Make the node, save, run, and link outputs to the node."""
+    # 1. The differentiable inputs, each with the edge its gradient will follow.
+    inputs, slots = [], {}
+    for name, pos, is_list in formula.inputs:
+        a = args[pos]
+        if is_list:
+            slots[name] = (len(inputs), len(a))
+            inputs.extend(a)
+        else:
+            slots[name] = (len(inputs), None)
+            inputs.append(a)
+    if inplace:
+        variable.check_inplace(args[0], True)
+    edges = [variable.gradient_edge(t) if isinstance(t, Tensor) and t.dtype.is_floating_point else None
+             for t in inputs]
+    # 2. Save what the formulas read, before the op runs. An in-place op overwrites `self`, so it saves
+    #    a copy of the old value (PyTorch's `original_self`).
+    saved = {}
+    for name, pos, kind in formula.save_args:
+        v = args[pos]
+        if kind is not None:
+            saved[name] = derived_value(kind, v)
+        elif isinstance(v, Tensor):
+            if inplace and pos == 0:
+                v = v.clone()
+            saved[name] = _save(v)
+        elif isinstance(v, (list, tuple)) and v and isinstance(v[0], Tensor):
+            saved[name] = [_save(t) for t in v]
+        else:
+            saved[name] = v
+    node = formula.make_node(edges, saved, slots)
+    # 3. Run the op below autograd.
+    out = below_autograd(op, ks, args)
+    # 4. Link the outputs to the node, and save the outputs the formulas read (without a reference cycle).
+    if inplace:
+        variable.rebase_history(args[0], node)
+    else:
+        outs = _outputs(out)
+        variable.set_history([t if isinstance(t, Tensor) else None for t in outs], node)
+    if formula.save_outputs:
+        outs = _outputs(out)
+        for name, i in formula.save_outputs:
+            t = outs[i]
+            saved[name] = SavedVariable(t, is_output=t.grad_fn is node)
+    return out
+
+
+def _save(t):
+    if t.__dict__.get("_is_inference"):
+        raise RuntimeError(_INFERENCE_ERROR)
+    return SavedVariable(t)
+
+
+def _view_creation_meta(op, out):
+    """A view made while grad mode is off remembers it (CreationMeta::NO_GRAD_MODE / INFERENCE_MODE)."""
+    outs = _outputs(out)
+    multi = op.schema.returns[0].type.endswith("[]")
+    if _GradMode.inference:
+        meta = variable.INFERENCE_MODE
+    elif not _GradMode.enabled:
+        meta = variable.NO_GRAD_MODE
+    elif multi:
+        meta = variable.MULTI_OUTPUT_NODE
+    else:
+        return
+    for t in outs:
+        if isinstance(t, Tensor) and t._base is not None:
+            t._creation_meta = meta
+
+
+# ---- kernels per kind of op -----------------------------------------------------------------------------
+
+
+def register_formula_kernels(op, formula):
+    """The functional op, its in-place twin (`mul_.Tensor`) and its out= twin (`mul.out`) get kernels."""
+    s = op.schema
+    if s.mutable_positions == [0] and s.name.endswith("_"):     # an in-place op with its own entry (copy_)
+        impl(op, Autograd, _inplace_kernel(op, formula))
+        return
+    impl(op, Autograd, _functional_kernel(op, formula))
+    inplace = dispatcher.OPERATORS.get(f"{op.namespace}::{s.name}_" + (f".{s.overload}" if s.overload else ""))
+    if inplace is not None and inplace.schema.mutable_positions == [0]:
+        impl(inplace, Autograd, _inplace_kernel(inplace, formula))
+
+
+def _functional_kernel(op, formula):
+    positions = op.tensor_args
+    is_view = op.schema.is_view
+
+    def autograd_kernel(ks, *args):
+        if not _GradMode.enabled or not any_requires_grad(args, positions):
+            out = redispatch(op, ks & AFTER_AUTOGRAD, args)
+            if _GradMode.inference:
+                _mark_inference(out)
+            if is_view:
+                _view_creation_meta(op, out)
+            return out
+        out = record(op, formula, ks, args, inplace=False)
+        if is_view:
+            _view_creation_meta(op, out)
+        return out
+    autograd_kernel.__qualname__ = f"VariableType::{op.schema.full_name}"
+    return autograd_kernel
+
+
+def _inplace_kernel(op, formula):
+    positions = op.tensor_args
+
+    def autograd_inplace_kernel(ks, *args):
+        if not _GradMode.enabled or not any_requires_grad(args, positions):
+            variable.check_inplace(args[0], False)
+            return redispatch(op, ks & AFTER_AUTOGRAD, args)
+        return record(op, formula, ks, args, inplace=True)
+    autograd_inplace_kernel.__qualname__ = f"VariableType::{op.schema.full_name}"
+    return autograd_inplace_kernel
+
+
+_NON_DIFFERENTIABLE = set()
+
+
+def _is_out(schema):
+    return any(a.kwarg_only and a.is_mutable for a in schema.arguments)
+
+
+def register_non_differentiable(op):
+    _NON_DIFFERENTIABLE.add(op.name)
+    op._compute_table()
+
+
+def autograd_fallback(op, ks, *args):
+    """Ops with no formula (the backend fallback at the Autograd keys).
+
+    `out=` ops refuse, as above. Ops whose outputs cannot carry gradients (integer or bool results, and
+    factories like `zeros_like`) just run. Any other op that gets an input requiring grad records an error
+    node: the forward works, and backward fails only if it actually reaches this op (PyTorch's
+    `autogradNotImplementedFallback`: "the derivative for ... is not implemented").
+    """
+    schema = op.schema
+    if _GradMode.enabled and any_requires_grad(args, op.tensor_args):
+        if _is_out(schema):
+            raise RuntimeError(f"{schema.name}(): functions with out=... arguments don't support automatic "
+                               "differentiation, but one of the arguments requires grad.")
+        mutated = schema.mutable_positions
+        if mutated:
+            variable.check_inplace(args[mutated[0]], True)
+        out = below_autograd(op, ks, args)
+        if op.name in _NON_DIFFERENTIABLE:
+            return out
+        outs = [t for t in (_outputs(out) if not mutated else [args[mutated[0]]])]
+        if not any(isinstance(t, Tensor) and t.dtype.is_floating_point for t in outs):
+            return out
+        tensors = [t for i, is_list in op.tensor_args for t in (args[i] if is_list else [args[i]])
+                   if isinstance(t, Tensor)]
+        node = Error(f"the derivative for '{op.name}' is not implemented.", variable.collect_next_edges(tensors))
+        if mutated:
+            variable.rebase_history(args[mutated[0]], node)
+        else:
+            variable.set_history([t if isinstance(t, Tensor) else None for t in outs], node)
+        return out
+    if schema.mutable_positions:
+        variable.check_inplace(args[schema.mutable_positions[0]], False)
+    out = redispatch(op, ks & AFTER_AUTOGRAD, args)
+    if _GradMode.inference:
+        _mark_inference(out)
+    if schema.is_view:
+        _view_creation_meta(op, out)
+    return out
+
+
+def _register_fallback():
+    from .._dispatch_key import AUTOGRAD_KEYS
+    for key in AUTOGRAD_KEYS:
+        dispatcher.register_fallback(key, autograd_fallback)
+
+
+_register_fallback()
