@@ -307,3 +307,133 @@ def rand(*shape, dtype="float32", layout="contiguous", seed=0, low=-3, high=3):
     else:
         values = (rng.random(shape) * (high - low) + low).astype(dtype)
     return P(values, layout, seed=seed)
+
+
+# ---- gradients ---------------------------------------------------------------------------------------------
+
+
+def _float_outputs(out):
+    outs = list(out) if isinstance(out, (tuple, list)) else [out]
+    return [o for o in outs if o is not None and o.dtype.is_floating_point and o.requires_grad]
+
+
+def _grad_outputs(outs, lib, seed):
+    rng = np.random.default_rng(seed + 1000)
+    vals = [rng.standard_normal(tuple(o.shape)).astype(dtype_name(o.dtype)) for o in outs]
+    return [lib.tensor(v, dtype=o.dtype) for v, o in zip(vals, outs)]
+
+
+def check_grad(fn, *args, name=True, gradcheck=True, gradgradcheck=True, double=True, rtol=None, atol=None,
+               seed=0, nondiff=(), check_grad_strides=True, gc_kwargs=None):
+    """Gradient parity: run `fn(lib, *args)` with every float `P` argument requiring grad, on both libraries.
+
+    Checks, in order:
+    * the forward result (values, dtype, shape; strides too) and the output's grad_fn name (`name=True`);
+    * first derivatives: `autograd.grad` with the same random grad_outputs gives the same gradient for every
+      input (values, shape, dtype), and `.backward()` fills `.grad` with the same values and strides;
+    * second derivatives (`double=True`): the gradient of <grads, random weights> with respect to the inputs,
+      computed with create_graph=True, matches torch's (this is what higher-order gradients rest on);
+    * `gradcheck` and `gradgradcheck` of teachtorch itself in float64 (numerical vs analytical Jacobians),
+      on the same layouts.
+    `nondiff` lists argument positions that must not be marked requires_grad (e.g. a mask given as a P).
+    """
+    def build(lib, dtype_override=None):
+        out = []
+        for i, a in enumerate(args):
+            if isinstance(a, P) and a.values.dtype.kind == "f" and i not in nondiff:
+                q = P(a.values if dtype_override is None else a.values.astype(dtype_override), a.layout, seed=a.seed)
+                t = q.build(lib)
+                t.requires_grad_(True)
+                out.append(t)
+            else:
+                out.append(_build(a, lib))
+        return out
+
+    th_args = build(torch)
+    tt_args = build(tt)
+    th_inputs = [t for t in th_args if isinstance(t, torch.Tensor) and t.requires_grad]
+    tt_inputs = [t for t in tt_args if isinstance(t, tt.Tensor) and t.requires_grad]
+    try:
+        expected = fn(torch, *th_args)
+    except Exception as e:
+        try:
+            fn(tt, *tt_args)
+        except Exception as f:
+            assert type(f).__name__ == type(e).__name__, f"error type {type(f).__name__}({f}) != {type(e).__name__}({e})"
+            return
+        raise AssertionError(f"torch raised {type(e).__name__}({e}) but teachtorch did not")
+    got = fn(tt, *tt_args)
+    assert_same(got, expected, rtol=rtol, atol=atol)
+    th_outs, tt_outs = _float_outputs(expected), _float_outputs(got)
+    assert len(th_outs) == len(tt_outs), "a different number of outputs require grad"
+    if not th_outs:
+        return
+    if name:
+        assert tt_outs[0].grad_fn.name() == th_outs[0].grad_fn.name(), (
+            f"grad_fn {tt_outs[0].grad_fn.name()} != {th_outs[0].grad_fn.name()}")
+
+    # first derivatives
+    th_v, tt_v = _grad_outputs(th_outs, torch, seed), _grad_outputs(tt_outs, tt, seed)
+    th_g = torch.autograd.grad(th_outs, th_inputs, th_v, allow_unused=True, retain_graph=True, create_graph=double)
+    tt_g = tt.autograd.grad(tt_outs, tt_inputs, tt_v, allow_unused=True, retain_graph=True, create_graph=double)
+    for i, (a, b) in enumerate(zip(tt_g, th_g)):
+        if b is None:
+            assert a is None or not a.detach().numpy().any(), f"grad[{i}]: torch has none, teachtorch {a}"
+            continue
+        assert a is not None, f"grad[{i}]: teachtorch has none"
+        assert_same(a.detach(), b.detach(), rtol=rtol, atol=atol, strides=False, path=f"grad[{i}]")
+
+    # .backward() accumulates the same values into .grad, laid out like torch's
+    for t in th_inputs:
+        t.grad = None
+    torch.autograd.backward(th_outs, th_v, retain_graph=True)
+    tt.autograd.backward(tt_outs, tt_v, retain_graph=True)
+    for i, (a, b) in enumerate(zip(tt_inputs, th_inputs)):
+        if b.grad is None:
+            continue
+        assert a.grad is not None, f".grad of input {i} not set"
+        assert_same(a.grad, b.grad, rtol=rtol, atol=atol, strides=check_grad_strides, path=f"input[{i}].grad")
+
+    # second derivatives: d/dx <grad, w>
+    if double:
+        pairs = [(a, b) for a, b in zip(tt_g, th_g) if b is not None and b.requires_grad]
+        if pairs:
+            rng = np.random.default_rng(seed + 2000)
+            ws = [rng.standard_normal(tuple(b.shape)).astype(dtype_name(b.dtype)) for _, b in pairs]
+            th_s = sum((b * torch.tensor(w)).sum() for (_, b), w in zip(pairs, ws))
+            tt_s = sum((a * tt.tensor(w)).sum() for (a, _), w in zip(pairs, ws))
+            th_gg = torch.autograd.grad(th_s, th_inputs, allow_unused=True)
+            assert tt_s.requires_grad, "the gradient was not recorded with create_graph=True"
+            tt_gg = tt.autograd.grad(tt_s, tt_inputs, allow_unused=True)
+            for i, (a, b) in enumerate(zip(tt_gg, th_gg)):
+                if b is None:
+                    assert a is None or not a.detach().numpy().any(), f"grad-grad[{i}] should be zero"
+                    continue
+                assert a is not None, f"grad-grad[{i}]: teachtorch has none"
+                assert_same(a.detach(), b.detach(), rtol=rtol if rtol is not None else 1e-4,
+                            atol=atol if atol is not None else 1e-4, strides=False, path=f"grad-grad[{i}]")
+
+    # gradcheck / gradgradcheck in float64, same layouts
+    if gradcheck or gradgradcheck:
+        args64 = build(tt, "float64")
+        ins64 = [t for t in args64 if isinstance(t, tt.Tensor) and t.requires_grad]
+        if any(0 in t.stride() for t in ins64):
+            ins64_idx = None   # gradcheck refuses overlapping inputs (as torch's); check on a contiguous copy
+            args64 = [t.detach().contiguous().requires_grad_(True) if isinstance(t, tt.Tensor) and t.requires_grad
+                      else t for t in args64]
+        positions = [i for i, t in enumerate(args64) if isinstance(t, tt.Tensor) and t.requires_grad]
+
+        def f(*xs):
+            full = list(args64)
+            for p, x in zip(positions, xs):
+                full[p] = x
+            out = fn(tt, *full)
+            outs = list(out) if isinstance(out, (tuple, list)) else [out]
+            return tuple(o for o in outs if o.dtype.is_floating_point)
+
+        ins = tuple(args64[p] for p in positions)
+        kw = dict(gc_kwargs or {})
+        if gradcheck:
+            assert tt.autograd.gradcheck(f, ins, **kw)
+        if gradgradcheck:
+            assert tt.autograd.gradgradcheck(f, ins, **kw)

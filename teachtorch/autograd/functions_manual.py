@@ -91,6 +91,8 @@ def unsqueeze_multiple(t, dims, ndim):
 def restore_reduced_dims(grad, dims, keepdim, sizes):
     """A reduction's gradient, expanded back to the input's shape (`sum_backward` in PyTorch)."""
     ndim = len(sizes)
+    if isinstance(dims, int):
+        dims = [dims]
     if not keepdim and ndim:
         grad = unsqueeze_multiple(grad, range(ndim) if dims is None or len(dims) == 0 else dims, ndim)
     return grad.expand(sizes)

@@ -78,7 +78,7 @@ class SavedVariable:
             # Rebuild the output as the node's result, so a graph built on it (create_graph) links back here.
             out = t.detach()
             out._requires_grad = True
-            out.grad_fn = grad_fn
+            out._grad_fn = grad_fn
             out._output_nr = self.output_nr
             return out
         return t
