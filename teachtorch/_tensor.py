@@ -21,6 +21,7 @@ are defined in `teachtorch/ops/` and attached to Tensor there, much as PyTorch g
 
 from . import _dtype
 from ._dispatch_key import KEYS_OF_DEVICE
+from ._grad_mode import GradMode
 from ._strides import is_contiguous, normalize_dim
 
 
@@ -83,6 +84,8 @@ class Tensor:
         t._keys = KEYS_OF_DEVICE[storage.device.type]
         t._vc = VersionCounter()
         t._array = array
+        if GradMode.inference:       # made inside inference_mode(): it can never join autograd
+            t._is_inference = True
         return t
 
     def _data(self):

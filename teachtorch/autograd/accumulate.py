@@ -19,6 +19,8 @@ from .grad_mode import _GradMode
 
 def obeys_layout_contract(grad, variable):
     """Same strides as the parameter where they matter (any strides if the parameter is not dense)."""
+    if grad._strides == variable._strides:
+        return True
     if not is_non_overlapping_and_dense(variable._sizes, variable._strides):
         return grad._strides == tuple(_contiguous(grad._sizes))
     return all(st == sv for st, sv, n in zip(grad._strides, variable._strides, variable._sizes) if n > 1)
@@ -38,23 +40,24 @@ def clone_obey_contract(grad, variable):
 
 
 def accumulate_grad(variable, new_grad, owned):
-    if variable.grad_fn is not None:
+    if variable._grad_fn is not None:
         raise RuntimeError("leaf variable has been moved into the graph interior")
     if new_grad is None:
         return
-    old = variable.grad
+    old = variable.__dict__.get("_grad")
     if old is None:
         if owned and not _GradMode.enabled and obeys_layout_contract(new_grad, variable):
-            variable.grad = new_grad.detach()          # steal it: no one else can see it
+            grad = new_grad                            # steal it: no one else can see it
         else:
-            variable.grad = clone_obey_contract(new_grad, variable)
+            grad = clone_obey_contract(new_grad, variable)
     elif _GradMode.enabled:
-        variable.grad = old + new_grad                 # out of place: the old .grad may be in a graph
+        grad = old + new_grad                          # out of place: the old .grad may be in a graph
     else:
         old += new_grad
+        grad = old
+    variable.__dict__["_grad"] = grad                  # (the checks of the `.grad` setter are not needed)
     if graph.listening():
-        graph.emit("accumulated", node=variable.__dict__.get("_grad_accumulator", lambda: None)(),
-                   tensor=variable, grad=variable.grad)
+        graph.emit("accumulated", node=variable.__dict__["_grad_accumulator"](), tensor=variable, grad=grad)
     hooks = variable.__dict__.get("_post_accumulate_grad_hooks")
     if hooks:
         for hook in list(hooks.values()):

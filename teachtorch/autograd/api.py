@@ -70,8 +70,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         if len(inputs) == 0:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     grads = _tensor_list(grad_tensors, "grad_tensors") if grad_tensors is not None else [None] * len(tensors)
-    if len(grads) != len(tensors):
-        raise RuntimeError(f"got {len(grads)} tensors and {len(tensors)} gradients")
     grads = _make_grads(tensors, grads)
     if retain_graph is None:
         retain_graph = create_graph
@@ -112,9 +110,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             raise TypeError(f"all inputs have to be Tensors, but got {type(t).__name__}")
     grads = (_tensor_list(grad_outputs, "grad_outputs") if grad_outputs is not None
              else [None] * len(outputs))
-    if len(grads) != len(outputs):
-        raise RuntimeError(f"grad requires one grad_output per output: got {len(grads)} grad_outputs and "
-                           f"{len(outputs)} outputs")
     grads = _make_grads(outputs, grads)
     if retain_graph is None:
         retain_graph = create_graph
@@ -129,10 +124,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for i, (t, g) in enumerate(zip(inputs, result)):
         if g is None:
             if materialize_grads:
-                from .. import ops
-                g = ops.zeros_like(t)
+                from ..ops.factories import zeros_like
+                g = zeros_like(t)
             elif not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
-                                   "Set allow_unused=True if this is the desired behavior.")
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
+                                   "graph. Set allow_unused=True if this is the desired behavior.")
         out.append(g)
     return tuple(out)

@@ -111,9 +111,9 @@ class FormulaNode(Node):
         return v
 
     def _zeros(self, i):
-        from .. import ops
+        from ..ops.factories import zeros
         sizes, dtype, device = self._input_metadata[i]
-        return ops.zeros(sizes, dtype=dtype, device=device)
+        return zeros(sizes, dtype=dtype, device=device)
 
     def release_variables(self):
         for v in self._saved.values():

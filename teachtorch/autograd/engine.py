@@ -40,7 +40,7 @@ class GraphTask:
         self.create_graph = create_graph
         self.dependencies = {}        # node -> number of gradients it still waits for
         self.buffers = {}             # node -> its input buffer: [grad or None per input slot]
-        self.owned = {}               # node -> [True where the buffered grad is not held anywhere else]
+        self.owned = {}               # AccumulateGrad node -> True if its gradient is held nowhere else
         self.exec_info = None         # None: run every node; else the nodes a gradient must reach
         self.needed = None            # ... and of those, the ones that run
         self.captures = {}            # (node, input_nr) -> index into `captured` (autograd.grad)
@@ -64,42 +64,53 @@ def execute(root_edges, root_grads, keep_graph, create_graph, inputs=None, accum
     task.buffers[root] = []
     pushes = 1
     trace = dispatcher._active_trace
-    graph.emit("backward_started", root=root)
+    events = graph.listening()        # checked once: watching backward costs nothing when nobody does
+    if events:
+        graph.emit("backward_started", root=root)
     with set_grad_enabled(create_graph):
         while ready:
             node = heapq.heappop(ready)[2]
             grads = task.buffers.pop(node)
             owned = task.owned.pop(node, None)
             if trace is not None:
-                trace.backward_node = node.name()
-            outputs = evaluate_function(task, node, grads, owned)
+                trace.backward_node = type(node).__name__
+            outputs = evaluate_function(task, node, grads, owned, events)
             if outputs is None:       # not needed for autograd.grad's inputs: skipped
                 continue
-            for i, (edge, grad) in enumerate(zip(node.next_edges, outputs)):
+            for i, edge in enumerate(node.next_edges):
                 if edge is None:
                     continue
                 nxt, input_nr = edge
                 if task.exec_info is not None and nxt not in task.exec_info:
                     continue
-                graph.emit("gradient", node=node, output_nr=i, next_node=nxt, input_nr=input_nr, grad=grad)
-                if nxt not in task.buffers:
-                    task.buffers[nxt] = [None] * max(1, nxt.num_inputs())
-                    task.owned[nxt] = [False] * max(1, nxt.num_inputs())
-                add_to_buffer(task, nxt, input_nr, grad, _is_owned(grad, grads, outputs, i))
+                grad = outputs[i]
+                if events:
+                    graph.emit("gradient", node=node, output_nr=i, next_node=nxt, input_nr=input_nr, grad=grad)
+                buffer = task.buffers.get(nxt)
+                if buffer is None:          # first gradient for this node: make its input buffer
+                    buffer = task.buffers[nxt] = [None] * (len(nxt._input_metadata) or 1)
+                if grad is not None:
+                    if buffer[input_nr] is None:
+                        buffer[input_nr] = grad
+                        if type(nxt) is AccumulateGrad and _is_owned(grad, grads, outputs):
+                            task.owned[nxt] = True
+                    else:                   # a second gradient for the same input: sum them
+                        buffer[input_nr] = buffer[input_nr] + grad
+                        task.owned[nxt] = True
                 task.dependencies[nxt] -= 1
                 if task.dependencies[nxt] == 0:
                     pushes += 1
                     heapq.heappush(ready, (-nxt._seq, pushes, nxt))
     if trace is not None:
         trace.backward_node = None
-    graph.emit("backward_finished", root=root)
+    if events:
+        graph.emit("backward_finished", root=root)
     return task.captured
 
 
 def compute_dependencies(task, root):
     """Step 2: for every edge A -> B in the graph below `root`, dependencies[B] += 1 (an explicit stack)."""
     deps = task.dependencies
-    seen = {root}
     stack = [root]
     while stack:
         node = stack.pop()
@@ -107,9 +118,10 @@ def compute_dependencies(task, root):
             if edge is None:
                 continue
             nxt = edge[0]
-            deps[nxt] = deps.get(nxt, 0) + 1
-            if nxt not in seen:
-                seen.add(nxt)
+            if nxt in deps:
+                deps[nxt] += 1
+            else:                     # first time we meet this node: count it, and walk below it
+                deps[nxt] = 1
                 stack.append(nxt)
 
 
@@ -147,45 +159,42 @@ def init_to_execute(task, root, input_edges, accumulate_grad):
     task.exec_info = needed | capture_nodes
 
 
-def add_to_buffer(task, node, input_nr, grad, owned):
-    """InputBuffer::add: the first gradient for a slot is kept; later ones are summed into it."""
-    buf = task.buffers[node]
-    if grad is None:
-        return
-    if buf[input_nr] is None:
-        buf[input_nr] = grad
-        task.owned[node][input_nr] = owned
-    else:
-        buf[input_nr] = buf[input_nr] + grad      # a new tensor: the sum belongs to nobody else
-        task.owned[node][input_nr] = True
-
-
-def _is_owned(grad, node_inputs, outputs, i):
+def _is_owned(grad, node_inputs, outputs):
     """May AccumulateGrad keep this gradient as `.grad` without copying? Only if nothing else holds it:
     not an incoming gradient passed straight through, not a view, not sent to two places."""
-    if grad is None or grad._base is not None:
+    if grad._base is not None:
         return False
     if any(grad is g for g in node_inputs):
         return False
     return sum(1 for o in outputs if o is grad) == 1
 
 
-def evaluate_function(task, node, grads, owned):
+def evaluate_function(task, node, grads, owned, events):
     """Run one node: hooks, capture, apply, release, checks. Returns its output gradients, or None."""
-    grads = call_tensor_pre_hooks(node, grads)
+    if node._tensor_pre_hooks or node._retains_grad_hooks:
+        grads = call_tensor_pre_hooks(node, grads)
     if task.captures:
         for (cnode, input_nr), idx in task.captures.items():
             if cnode is node:
                 task.captured[idx] = grads[input_nr]
     if task.exec_info is not None and node not in task.needed:
         return None
-    graph.emit("node_started", node=node, grads=grads)
+    if events:
+        graph.emit("node_started", node=node, grads=grads)
     if node._pre_hooks:
         for hook in list(node._pre_hooks.values()):
             new = hook(tuple(grads))
             if new is not None:
                 grads = list(new)
-    outputs = call_apply(task, node, grads, owned)
+    try:
+        if type(node) is AccumulateGrad:
+            outputs = node.apply(grads, owned=owned is True and not task.create_graph)
+        else:
+            outputs = node.apply(grads)
+    except Exception:
+        if anomaly_mode.is_anomaly_enabled():
+            anomaly_mode.warn_with_forward_trace(node)
+        raise
     if node._post_hooks:
         for hook in list(node._post_hooks.values()):
             new = hook(tuple(outputs), tuple(grads))
@@ -193,7 +202,8 @@ def evaluate_function(task, node, grads, owned):
                 outputs = list(new)
     if not task.keep_graph:
         node.release_variables()
-    graph.emit("node_finished", node=node, grads=outputs)
+    if events:
+        graph.emit("node_finished", node=node, grads=outputs)
     return validate_outputs(node, outputs)
 
 
@@ -214,17 +224,6 @@ def call_tensor_pre_hooks(node, grads):
     return grads
 
 
-def call_apply(task, node, grads, owned):
-    try:
-        if isinstance(node, AccumulateGrad):
-            return node.apply(grads, owned=bool(owned and owned[0]) and not task.create_graph)
-        return node.apply(grads)
-    except Exception:
-        if anomaly_mode.is_anomaly_enabled():
-            anomaly_mode.warn_with_forward_trace(node)
-        raise
-
-
 def validate_outputs(node, outputs):
     """Check each output gradient against its input's metadata (PyTorch's `validate_outputs`).
 
@@ -242,6 +241,8 @@ def validate_outputs(node, outputs):
         if edge is None or grad is None:
             continue
         sizes, dtype, device = edge[0]._input_metadata[edge[1]]
+        if grad._sizes == sizes and grad.dtype is dtype and not check_nan:
+            continue                  # the common case: nothing to fix
         if grad._sizes != sizes:
             from .functions_manual import is_expandable_to, sum_to
             if not is_expandable_to(sizes, grad._sizes):

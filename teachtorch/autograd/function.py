@@ -68,9 +68,9 @@ class BackwardCFunction(Node, FunctionCtx):
     def apply(self, grads):
         cls = self._forward_cls
         if self.materialize_grads:
-            from .. import ops
+            from ..ops.factories import zeros
             grads = [g if g is not None or self._input_metadata[i] is None
-                     else ops.zeros(self._input_metadata[i][0], dtype=self._input_metadata[i][1])
+                     else zeros(self._input_metadata[i][0], dtype=self._input_metadata[i][1])
                      for i, g in enumerate(grads)]
         result = cls.backward(self, *grads)
         if not isinstance(result, tuple):

@@ -4,7 +4,7 @@ All of them are made of teachtorch ops, so they are differentiable in turn: that
 `create_graph=True` and gradients of gradients work with no extra code.
 """
 
-from .. import ops
+from ..ops.range_factories import arange
 
 
 def is_expandable_to(shape, desired):
@@ -50,7 +50,7 @@ def as_strided_backward(grad, input_geometry, size, stride, storage_offset=None)
     if any(s == 0 for s in in_sizes):
         return grad.new_zeros(in_sizes)
     extent = 1 + max(_last(size, stride, storage_offset), _last(in_sizes, in_strides, in_offset))
-    positions = ops.arange(extent, device=grad.device)
+    positions = arange(extent, device=grad.device)
     flat = grad.new_zeros((extent,))
     if grad.numel():
         out_pos = positions.as_strided(size, stride, storage_offset).reshape(-1)

@@ -13,9 +13,7 @@ inference tensors, so they skip version counting; teachtorch keeps one set of ke
 import functools
 
 
-class _GradMode:
-    enabled = True
-    inference = False    # inside inference_mode()
+from .._grad_mode import GradMode as _GradMode
 
 
 def is_grad_enabled():

@@ -52,7 +52,7 @@ def emit(kind, node=None, **fields):
     if not _listeners and dispatcher._active_trace is None:
         return
     node = node if node is not None else fields.get("root")
-    ev = BackwardEvent(kind, node, node.name() if node is not None else "", fields)
+    ev = BackwardEvent(kind, node, type(node).__name__ if node is not None else "", fields)
     for cb in list(_listeners):
         cb(ev)
     trace = dispatcher._active_trace
@@ -100,7 +100,7 @@ class saved_tensors_hooks:
 @dataclass
 class NodeInfo:
     id: int                      # stable while the node lives
-    name: str                    # "MulBackward0", "AccumulateGrad"
+    name: str                    # "MulBackward0", "AccumulateGrad" (the class name; name() may add "torch::autograd::")
     node: object
     sequence_nr: int
     next: list                   # [(id of next node, input_nr) or None] per next edge
@@ -166,6 +166,6 @@ def _info(node):
     hooks = {"pre": len(node._pre_hooks or {}), "post": len(node._post_hooks or {}),
              "tensor": sum(len(h) for h in (node._tensor_pre_hooks or {}).values()),
              "retains_grad": len(node._retains_grad_hooks or {})}
-    return NodeInfo(node_id(node), node.name(), node, node._seq,
+    return NodeInfo(node_id(node), type(node).__name__, node, node._seq,
                     [None if e is None else (node_id(e[0]), e[1]) for e in node.next_edges],
                     saved, hooks, getattr(node, "variable", None))

@@ -72,7 +72,9 @@ class Node:
     # ---- what Python sees (torch.autograd.graph.Node) -------------------------------------------------
 
     def name(self):
-        return type(self).__name__
+        # Nodes written by hand in PyTorch's C++ (AccumulateGrad, CopySlices, ...) report their C++ name.
+        cls = type(self)
+        return f"torch::autograd::{cls.__name__}" if cls.__dict__.get("_cpp_node") or cls in _CPP_NODES else cls.__name__
 
     @property
     def next_functions(self):
@@ -95,10 +97,6 @@ class Node:
 
     def should_compute_output(self, i):
         return self.next_edges[i] is not None
-
-    @property
-    def needs_input_grad(self):
-        return tuple(e is not None for e in self.next_edges)
 
     def register_hook(self, fn):
         """`fn(grad_inputs, grad_outputs)` after the node runs; may return new grad_inputs."""
@@ -148,6 +146,9 @@ class Node:
         return f"<{self.name()} object at {hex(id(self))}>"
 
 
+_CPP_NODES = set()
+
+
 class AccumulateGrad(Node):
     """The node of a leaf tensor that requires grad: it adds the incoming gradient into `leaf.grad`.
 
@@ -193,3 +194,6 @@ class Error(Node):
 
     def apply(self, grads):
         raise RuntimeError(self.message)
+
+
+_CPP_NODES.update({AccumulateGrad, GraphRoot, Error})

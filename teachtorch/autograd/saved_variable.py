@@ -15,6 +15,7 @@ PyTorch: torch/csrc/autograd/saved_variable.cpp. Three things happen here.
 `saved_tensors_hooks(pack, unpack)` (in graph.py) lets the user replace how tensors are stored.
 """
 
+from .._tensor import Tensor
 from . import anomaly_mode
 
 # The (pack, unpack) pairs of active `saved_tensors_hooks` contexts (graph.py); the innermost one is used.
@@ -35,6 +36,13 @@ def _short_name(name):
     return name[:-1] if name.endswith("0") else name
 
 
+def _alias(t):
+    """`t.detach()` without a trip through the dispatcher: same storage, same version counter, no history."""
+    a = Tensor._make(t._storage, t._offset, t._sizes, t._strides, t.dtype, t._array)
+    a._vc = t._vc
+    return a
+
+
 class SavedVariable:
     __slots__ = ("data", "is_output", "saved_version", "was_default", "output_nr", "requires_grad",
                  "is_leaf", "grad_fn_name", "_packed", "_unpack_hook", "_freed", "weak_grad_fn_owner")
@@ -48,10 +56,11 @@ class SavedVariable:
             return
         self.saved_version = tensor._vc.value
         self.is_output = is_output
-        self.output_nr = tensor.__dict__.get("_output_nr", 0)
-        self.requires_grad = tensor.requires_grad
-        self.is_leaf = tensor.grad_fn is None
-        grad_fn = tensor.grad_fn
+        self.output_nr = tensor._output_nr
+        # (the private fields, not the properties: this runs for every saved tensor of every recorded op)
+        grad_fn = tensor._grad_fn if tensor._base is None else tensor.grad_fn
+        self.requires_grad = tensor._requires_grad or grad_fn is not None
+        self.is_leaf = grad_fn is None
         self.grad_fn_name = None if grad_fn is None else _short_name(grad_fn.name())
         if saved_tensors_hooks_stack:
             pack, self._unpack_hook = saved_tensors_hooks_stack[-1]
@@ -59,7 +68,7 @@ class SavedVariable:
             self.data = None
             return
         if is_output and grad_fn is not None:
-            self.data = tensor.detach()   # an alias without history: no node -> tensor -> node cycle
+            self.data = _alias(tensor)   # no history: no node -> tensor -> node cycle
         else:
             self.data = tensor
 
@@ -76,7 +85,7 @@ class SavedVariable:
             raise RuntimeError(self._version_error(t))
         if self.is_output and self.requires_grad and grad_fn is not None and t.grad_fn is None:
             # Rebuild the output as the node's result, so a graph built on it (create_graph) links back here.
-            out = t.detach()
+            out = _alias(t)
             out._requires_grad = True
             out._grad_fn = grad_fn
             out._output_nr = self.output_nr
@@ -86,14 +95,17 @@ class SavedVariable:
     def _version_error(self, t):
         kind = f"torch.{_TENSOR_TYPE_NAMES[t.dtype.name]}Tensor"
         shape = ", ".join(map(str, t._sizes))
-        whose = "" if self.grad_fn_name is None else f", which is output {self.output_nr} of {self.grad_fn_name}"
+        name = self.grad_fn_name
+        if not self.is_output and t.grad_fn is not None:
+            name = _short_name(t.grad_fn.name())       # a view's history may have been rebuilt since
+        whose = "" if name is None else f", which is output {self.output_nr} of {name},"
         hint = ("Hint: the backtrace further above shows the operation that failed to compute its gradient. "
                 "The variable in question was changed in there or anywhere later. Good luck!"
                 if anomaly_mode.is_anomaly_enabled() else
                 "Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
                 "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
         return ("one of the variables needed for gradient computation has been modified by an inplace "
-                f"operation: [{kind} [{shape}]]{whose}, is at version {t._vc.value}; expected "
+                f"operation: [{kind} [{shape}]]{whose} is at version {t._vc.value}; expected "
                 f"version {self.saved_version} instead. {hint}")
 
     def release(self):

@@ -72,12 +72,6 @@ def _outputs(out):
     return list(out) if isinstance(out, (tuple, list)) else [out]
 
 
-def _mark_inference(out):
-    for t in _outputs(out):
-        if isinstance(t, Tensor):
-            t._is_inference = True
-
-
 # ---- the recording kernel ---------------------------------------------------------------------------------
 
 
@@ -174,8 +168,6 @@ def _functional_kernel(op, formula):
     def autograd_kernel(ks, *args):
         if not _GradMode.enabled or not any_requires_grad(args, positions):
             out = redispatch(op, ks & AFTER_AUTOGRAD, args)
-            if _GradMode.inference:
-                _mark_inference(out)
             if is_view:
                 _view_creation_meta(op, out)
             return out
@@ -244,8 +236,6 @@ def autograd_fallback(op, ks, *args):
     if schema.mutable_positions:
         variable.check_inplace(args[schema.mutable_positions[0]], False)
     out = redispatch(op, ks & AFTER_AUTOGRAD, args)
-    if _GradMode.inference:
-        _mark_inference(out)
     if schema.is_view:
         _view_creation_meta(op, out)
     return out

@@ -30,6 +30,8 @@ def geometry(t):
 class CopySlices(Node):
     """The base's new grad_fn after an in-place op on one of its views."""
 
+    _cpp_node = True
+
     def __init__(self, base, view, fn):
         # Take fn's next edges as our own, except edge 0: that goes to the base's history, not the view's.
         super().__init__([gradient_edge(base)] + list(fn.next_edges[1:]))

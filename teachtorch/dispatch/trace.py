@@ -13,7 +13,9 @@ event, and hops made while another runs are its children. A call from your code 
 makes by redispatching, and the ops its kernels call, are deeper.
 
 Events are the documented interface the explorer consumes: `DispatchEvent` and `TensorInfo` below. Pass
-`on_event=callback` to receive each event as its hop finishes (for live drawing).
+`on_event=callback` to receive each event as its hop finishes (for live drawing). During `backward()` each
+event says which autograd node it ran for (`backward_node`), and the engine's own events (node started,
+gradient passed on, leaf accumulated) are collected in `trace.backward_events`.
 """
 
 import time
@@ -61,6 +63,7 @@ class DispatchEvent:
     outputs: list = field(default_factory=list)
     duration_ns: int = 0
     error: str | None = None
+    backward_node: str | None = None   # the autograd node this op ran for, None in forward
 
     @property
     def aten_name(self):
@@ -77,6 +80,8 @@ class trace:
         self._names = {}          # id(tensor) -> (weakref, "$n")
         self._next_name = 0
         self._previous = None
+        self.backward_node = None     # set by the autograd engine while a backward node runs
+        self.backward_events = []     # the autograd engine's events (autograd.graph.BackwardEvent)
 
     # -- context manager --
     def __enter__(self):
@@ -99,7 +104,7 @@ class trace:
             index=len(self.events), parent=parent, depth=len(self._stack), op=op.name,
             key=_dispatch_key.DispatchKey(key).name if key >= 0 else "Undefined",
             kernel=dispatcher._qualname(kernel), keyset=_dispatch_key.keyset_names(ks),
-            inputs=[self._describe(a) for a in args],
+            inputs=[self._describe(a) for a in args], backward_node=self.backward_node,
         )
         self.events.append(ev)
         self._stack.append(ev.index)

@@ -99,10 +99,12 @@ def output_strides(shape, tensors, operands=None, compute=None):
     """
     contiguous = contiguous_strides_of(shape)
     for t in tensors:
-        if t._strides != contiguous or t._sizes != shape:
+        if t._sizes != shape or (t._strides != contiguous and any(t._strides)):
             break
     else:
-        return None     # every input exactly contiguous with the full shape: every rule gives contiguous
+        # Every input is contiguous with the full shape, or all stride 0 (an expanded number, as in a
+        # gradient `grad.expand(shape)`), which has no say in the order: every rule gives contiguous.
+        return None
     common = None if operands is None else common_dtype(operands, compute)
     layouts = [(u._sizes, u._strides if common is None or u.dtype is common
                 else preserve_format_strides(u._sizes, u._strides)) for u in tensors]

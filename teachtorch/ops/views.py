@@ -487,8 +487,8 @@ def as_strided(input, size, stride, storage_offset=None):
 # ---- many views at once ---------------------------------------------------------------------------------------
 
 
-@view_op("split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]")
-def split_with_sizes_kernel(self, split_sizes, dim=0):
+def _split_views(self, split_sizes, dim):
+    """Consecutive pieces of `self` along `dim`, each a view with the same strides and a moved offset."""
     dim = normalize_dim(dim, self.dim())
     size = self._sizes[dim]
     if sum(split_sizes) != size or any(s < 0 for s in split_sizes):
@@ -504,7 +504,13 @@ def split_with_sizes_kernel(self, split_sizes, dim=0):
     return tuple(out)
 
 
-@composite("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]")
+@view_op("split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]")
+def split_with_sizes_kernel(self, split_sizes, dim=0):
+    return _split_views(self, split_sizes, dim)
+
+
+# An op of its own, not a composite of split_with_sizes, as in PyTorch (its node is SplitBackward0).
+@view_op("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]")
 def split_tensor(self, split_size, dim=0):
     if self.dim() == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
@@ -514,9 +520,9 @@ def split_tensor(self, split_size, dim=0):
         raise RuntimeError(
             f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
     if size == 0:
-        return split_with_sizes_kernel(self, [0], dim)
+        return _split_views(self, [0], dim)
     sizes = [split_size] * (size // split_size) + ([size % split_size] if size % split_size else [])
-    return split_with_sizes_kernel(self, sizes, dim)
+    return _split_views(self, sizes, dim)
 
 
 def split(tensor, split_size_or_sections, dim=0):

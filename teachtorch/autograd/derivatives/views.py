@@ -70,6 +70,7 @@ derivative("as_strided", self=lambda grad, self_geometry, size, stride, storage_
            as_strided_backward(grad, self_geometry, size, stride, storage_offset))
 derivative("split_with_sizes", name="SplitWithSizesBackward0",
            self=lambda grads, dim: ops.cat(grads, dim))
+derivative("split.Tensor", self=lambda grads, dim: ops.cat(grads, dim))
 derivative("unbind.int", name="UnbindBackward0", self=lambda grads, dim: ops.stack(grads, dim))
 not_differentiable("detach")
 
