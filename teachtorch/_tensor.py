@@ -58,9 +58,10 @@ class Tensor:
     # The autograd fields start as these class-level defaults and are set on a tensor only when they change
     # (most tensors never require grad). PyTorch saves the same work by leaving `autograd_meta_` null.
     _requires_grad = False
-    grad = None
-    grad_fn = None
+    _grad_fn = None
+    _output_nr = 0
     _base = None
+    _attr_version = 0
 
     # NumPy should hand `ndarray + tensor` to our __radd__ rather than broadcasting over our elements.
     __array_priority__ = 1000
@@ -204,40 +205,15 @@ class Tensor:
     def _is_view(self):
         return self._base is not None
 
-    # ---- autograd fields (the autograd engine gives them meaning) ---------------------------------------
-
-    @property
-    def requires_grad(self):
-        return self._requires_grad
-
-    @requires_grad.setter
-    def requires_grad(self, value):
-        if not isinstance(value, bool):
-            raise RuntimeError("requires_grad must be a bool")
-        if value and not self.dtype.is_floating_point:   # (the setter's message differs from requires_grad_'s)
-            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
-        self.requires_grad_(value)
-
-    def requires_grad_(self, requires_grad=True):
-        if requires_grad and not self.dtype.is_floating_point:
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
-        if self.grad_fn is not None and not requires_grad:
-            raise RuntimeError(
-                "you can only change requires_grad flags of leaf variables. If you want to use a computed "
-                "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
-            )
-        self._requires_grad = bool(requires_grad)
-        return self
-
-    @property
-    def is_leaf(self):
-        return self.grad_fn is None
+    # ---- autograd fields ----------------------------------------------------------------------------------
+    # `requires_grad`, `grad`, `grad_fn`, `is_leaf`, `backward`, hooks: defined in autograd/tensor_methods.py,
+    # next to the engine that gives them meaning.
 
     # ---- conversion to Python and NumPy -----------------------------------------------------------------
 
     def numpy(self, *, force=False):
         """A NumPy array sharing this tensor's memory (a strided view), as `torch.Tensor.numpy()`."""
-        if self._requires_grad and not force:
+        if self.requires_grad and not force:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         if self._storage.device.type != "cpu":
@@ -324,7 +300,7 @@ class Tensor:
         grad_fn = type(self.grad_fn).__name__ if self.grad_fn is not None else None
         return format_tensor(values, dtype_name=d.name, is_default_dtype=is_default,
                              device=None if dev.type == "cpu" else str(dev),
-                             requires_grad=self._requires_grad, grad_fn_name=grad_fn)
+                             requires_grad=self.requires_grad, grad_fn_name=grad_fn)
 
     __str__ = __repr__
 
@@ -336,7 +312,7 @@ class Tensor:
     def __reduce_ex__(self, protocol):
         # Pickle by value (elements, dtype, device); views are saved as their own elements.
         from .ops.factories import _rebuild
-        return (_rebuild, (self.tolist(), self.dtype.name, str(self.device), self._requires_grad))
+        return (_rebuild, (self.tolist(), self.dtype.name, str(self.device), self.requires_grad))
 
     def __dir__(self):
         return sorted(set(object.__dir__(self)))

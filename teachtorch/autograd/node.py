@@ -63,10 +63,10 @@ class Node:
     _anomaly_parent = None
 
     def __init__(self, next_edges=()):
-        self.next_edges = list(next_edges)
+        self.next_edges = next_edges if type(next_edges) is list else list(next_edges)
         self._seq = next(_next_sequence_nr)
         self._input_metadata = []
-        if anomaly_mode.is_anomaly_enabled():
+        if anomaly_mode._AnomalyMode.enabled:
             anomaly_mode.store_forward_trace(self)
 
     # ---- what Python sees (torch.autograd.graph.Node) -------------------------------------------------
@@ -143,7 +143,7 @@ class Node:
         return out
 
     def __repr__(self):
-        return f"<{self.name()} object at {hex(id(self))}>"
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
 
 
 _CPP_NODES = set()

@@ -191,8 +191,3 @@ for _name, _value in {
     "is_inference": lambda self: bool(self.__dict__.get("_is_inference")),
 }.items():
     setattr(Tensor, _name, _value)
-
-# Class-level defaults of the autograd fields (set on a tensor only when they change).
-Tensor._grad_fn = None
-Tensor._output_nr = 0
-Tensor._attr_version = 0

@@ -46,10 +46,10 @@ def grad_accumulator(t):
 
 def gradient_edge(t):
     """Where the gradient of `t` goes in backward: `(node, input_nr)` or None if it needs none."""
-    fn = t.grad_fn
+    fn = t._grad_fn if t._base is None else t.grad_fn      # (a view's grad_fn may need rebuilding)
     if fn is not None:
         return (fn, t._output_nr)
-    if requires_grad(t):
+    if t._requires_grad or (t._base is not None and t._base._requires_grad):
         return (grad_accumulator(t), 0)
     return None
 
@@ -60,11 +60,12 @@ def collect_next_edges(tensors):
 
 def set_history(outputs, node):
     """Give each differentiable output its grad_fn; record what it looks like for the engine's checks."""
+    metadata = node._input_metadata
     for i, t in enumerate(outputs):
         if t is None:
-            node._input_metadata.append(None)
+            metadata.append(None)
             continue
-        node._add_input_metadata(t)
+        metadata.append((t._sizes, t.dtype, t._storage.device))
         if t.dtype.is_floating_point:
             t._requires_grad = True
             t._grad_fn = node

@@ -78,19 +78,19 @@ def _outputs(out):
 def record(op, formula, ks, args, inplace):
     """The slow path: some input requires grad. Make the node, save, run, and link outputs to the node."""
     # 1. The differentiable inputs, each with the edge its gradient will follow.
-    inputs, slots = [], {}
-    for name, pos, is_list in formula.inputs:
-        a = args[pos]
-        if is_list:
-            slots[name] = (len(inputs), len(a))
-            inputs.extend(a)
-        else:
-            slots[name] = (len(inputs), None)
-            inputs.append(a)
+    if formula.has_list:           # a Tensor[] argument (cat): its tensors take consecutive slots
+        inputs, slots = [], {}
+        for name, pos, is_list in formula.inputs:
+            a = args[pos]
+            slots[name] = (len(inputs), len(a) if is_list else None)
+            inputs.extend(a) if is_list else inputs.append(a)
+    else:
+        inputs, slots = [args[pos] for _, pos, _ in formula.inputs], formula.slots
     if inplace:
         variable.check_inplace(args[0], True)
     edges = [variable.gradient_edge(t) if isinstance(t, Tensor) and t.dtype.is_floating_point else None
              for t in inputs]
+    # (gradient_edge gives None for an input that does not require grad: its formula is never run)
     # 2. Save what the formulas read, before the op runs. An in-place op overwrites `self`, so it saves
     #    a copy of the old value (PyTorch's `original_self`).
     saved = {}
@@ -164,6 +164,8 @@ def register_formula_kernels(op, formula):
 def _functional_kernel(op, formula):
     positions = op.tensor_args
     is_view = op.schema.is_view
+    if not is_view and not any(is_list for _, is_list in positions):
+        return _simple_kernel(op, formula, tuple(i for i, _ in positions))
 
     def autograd_kernel(ks, *args):
         if not _GradMode.enabled or not any_requires_grad(args, positions):
@@ -175,6 +177,21 @@ def _functional_kernel(op, formula):
         if is_view:
             _view_creation_meta(op, out)
         return out
+    autograd_kernel.__qualname__ = f"VariableType::{op.schema.full_name}"
+    return autograd_kernel
+
+
+def _simple_kernel(op, formula, tensor_positions):
+    """The same kernel for the common case (no view, no Tensor[] argument), with the check written out:
+    this runs for every op in every forward pass, so it is kept as short as it can be."""
+    def autograd_kernel(ks, *args):
+        if _GradMode.enabled:
+            for i in tensor_positions:
+                t = args[i]
+                if isinstance(t, Tensor):
+                    if t._requires_grad or (t._base is not None and t._base._requires_grad):
+                        return record(op, formula, ks, args, inplace=False)
+        return redispatch(op, ks & AFTER_AUTOGRAD, args)
     autograd_kernel.__qualname__ = f"VariableType::{op.schema.full_name}"
     return autograd_kernel
 
