@@ -342,6 +342,16 @@ def test_hooks_can_replace_gradients_and_be_removed():
     same(run)
 
 
+def test_leaf_hook_registered_before_any_graph_survives():
+    def run(lib):
+        x = leaf(lib, [1.0, 2.0])
+        x.register_hook(lambda g: g * 100)
+        gc.collect()
+        (x * 2).sum().backward()
+        return x.grad
+    same(run)
+
+
 def test_retain_grad_and_hook_errors():
     def run(lib):
         x = leaf(lib, [1.0, 2.0])
@@ -711,6 +721,27 @@ def test_anomaly_mode_version_error_hint_matches():
                 y.add_(1)
                 y.sum().backward()
     both(run)
+
+
+def test_saved_tensors_hooks_like_torch():
+    def run(lib):
+        log = []
+
+        def pack(t):
+            log.append(("pack", tuple(t.shape)))
+            return t * 1
+
+        def unpack(t):
+            log.append(("unpack", tuple(t.shape)))
+            return t
+        x = leaf(lib, [1.0, 2.0, 3.0])
+        with lib.autograd.graph.saved_tensors_hooks(pack, unpack):
+            y = (x * x).exp()
+        y.sum().backward()
+        return log, x.grad, isinstance(y.grad_fn, lib.autograd.graph.Node)
+    got, expected = both(run)
+    assert got[0] == expected[0] and got[2] and expected[2]
+    assert_same(got[1], expected[1])
 
 
 # ---- introspection and events (the explorer's interface) ------------------------------------------------

@@ -25,6 +25,7 @@ A dispatch trace (teachtorch.dispatch.trace) active during backward sees these e
 from dataclasses import dataclass, field
 
 from ..dispatch import dispatcher
+from .node import Node  # noqa: F401  (torch.autograd.graph.Node: every grad_fn is one)
 from .saved_variable import saved_tensors_hooks_stack
 
 _listeners = []

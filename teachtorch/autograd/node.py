@@ -167,6 +167,12 @@ class AccumulateGrad(Node):
         self.variable = variable
         self._add_input_metadata(variable)
 
+    @property
+    def _tensor_pre_hooks(self):
+        # A leaf's hooks live on the leaf itself (this node is only weakly cached and may be remade).
+        hooks = self.variable.__dict__.get("_leaf_hooks")
+        return {0: hooks} if hooks else None
+
     def apply(self, grads, owned=False):
         from . import accumulate
         accumulate.accumulate_grad(self.variable, grads[0], owned)

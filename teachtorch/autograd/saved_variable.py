@@ -64,7 +64,12 @@ class SavedVariable:
         self.grad_fn_name = None if grad_fn is None else _short_name(grad_fn.name())
         if saved_tensors_hooks_stack:
             pack, self._unpack_hook = saved_tensors_hooks_stack[-1]
-            self._packed = pack(tensor)
+            hooks = saved_tensors_hooks_stack[:]
+            saved_tensors_hooks_stack.clear()      # ops inside the pack hook save without hooks
+            try:
+                self._packed = pack(tensor)
+            finally:
+                saved_tensors_hooks_stack[:] = hooks
             self.data = None
             return
         if is_output and grad_fn is not None:

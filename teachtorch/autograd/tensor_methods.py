@@ -96,10 +96,8 @@ def register_hook(self, hook):
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
     fn = self.grad_fn
     if fn is None:
-        fn, nr = variable.grad_accumulator(self), 0
-    else:
-        nr = self._output_nr
-    return fn._register_tensor_pre_hook(nr, hook)
+        return add_hook(self.__dict__.setdefault("_leaf_hooks", {}), hook)
+    return fn._register_tensor_pre_hook(self._output_nr, hook)
 
 
 def retain_grad(self):
