@@ -418,9 +418,10 @@ def check_grad(fn, *args, name=True, gradcheck=True, gradgradcheck=True, double=
         args64 = build(tt, "float64")
         ins64 = [t for t in args64 if isinstance(t, tt.Tensor) and t.requires_grad]
         if any(0 in t.stride() for t in ins64):
-            ins64_idx = None   # gradcheck refuses overlapping inputs (as torch's); check on a contiguous copy
-            args64 = [t.detach().contiguous().requires_grad_(True) if isinstance(t, tt.Tensor) and t.requires_grad
-                      else t for t in args64]
+            # gradcheck refuses stride-0 inputs (as torch's); check on a contiguous copy instead
+            # (clone with contiguous_format: `.contiguous()` keeps the (0, 0) strides of an empty tensor)
+            args64 = [t.detach().clone(memory_format=tt.contiguous_format).requires_grad_(True)
+                      if isinstance(t, tt.Tensor) and t.requires_grad else t for t in args64]
         positions = [i for i, t in enumerate(args64) if isinstance(t, tt.Tensor) and t.requires_grad]
 
         def f(*xs):

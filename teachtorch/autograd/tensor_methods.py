@@ -41,7 +41,16 @@ def requires_grad_(self, requires_grad=True):
 
 
 def _get_grad(self):
-    return self.__dict__.get("_grad")
+    g = self.__dict__.get("_grad")
+    if g is None and self._grad_fn is not None and not self.__dict__.get("_retains_grad"):
+        import warnings
+        warnings.warn(
+            "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
+            "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
+            "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor "
+            "by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 "
+            "for more information.", UserWarning, stacklevel=2)
+    return g
 
 
 def _set_grad(self, g):

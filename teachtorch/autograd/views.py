@@ -42,6 +42,8 @@ class CopySlices(Node):
 
     def apply(self, grads):
         grad = grads[0]
+        if grad is None:                       # no gradient arrived: none goes on (as in PyTorch)
+            return [None] * len(self.next_edges)
         base_sizes, base_strides, base_offset = self.base
         sizes, strides, offset = self.view
         # The gradient of the whole base, laid out like the base so the view's geometry finds its part.
