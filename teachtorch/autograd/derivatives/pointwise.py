@@ -1,14 +1,456 @@
-"""Backward formulas of pointwise ops (being extended)."""
+"""Backward formulas of the elementwise ops.
 
-from ..derivative import derivative
+An elementwise op computes each output element from the input elements at the same position, so its
+Jacobian is diagonal: the backward of `y = f(x)` is just `grad * f'(x)`, element by element. What a formula
+has to choose is what to save for f':
 
-derivative("add.Tensor", self=lambda grad: grad, other=lambda grad, alpha: grad * alpha if alpha != 1 else grad)
-derivative("sub.Tensor", self=lambda grad: grad, other=lambda grad, alpha: -grad * alpha if alpha != 1 else -grad)
+* the input, when f' is written in terms of x: `sin -> grad * self.cos()`;
+* the output, when that is cheaper or more exact: `exp -> grad * result`, `sqrt -> grad / (2 * result)`,
+  `tanh -> grad * (1 - result**2)`, `sigmoid -> grad * (1 - result) * result`.
+
+Binary ops broadcast their inputs, so a formula may return a gradient of the broadcast shape: the engine
+sums it back to each input's shape (undoing the broadcast) and converts it to the input's dtype. So
+`x * y` with x of shape (3, 4) and y of shape (4,) needs no more than `grad * x` for y.
+
+Where f has a kink or a jump, PyTorch picks a value and so do we: `abs'(0) = sign(0) = 0`, `relu'(0) = 0`,
+clamp passes the gradient *at* the boundary, `maximum(a, a)` splits it evenly between both inputs, and
+`sqrt'(0)` is `inf`. Piecewise constant functions (floor, round, sign, ...) have a zero gradient, and
+`frac(x) = x - trunc(x)` passes it through unchanged.
+
+PyTorch often has several overloads of one op, each with its own entry in derivatives.yaml and its own
+node name: `pow.Tensor_Scalar` (x ** 2, PowBackward0), `pow.Tensor_Tensor` (x ** y, PowBackward1) and
+`pow.Scalar` (2 ** x, PowBackward2). teachtorch has one op that also takes Python numbers; `_overloads`
+below gives it one formula per PyTorch overload and lets each call pick the one PyTorch would have run.
+
+Every formula is made of teachtorch ops, so it is differentiable in turn (gradients of gradients).
+"""
+
+import functools
+import math
+
+from ... import ops
+from ..._dtype import float64
+from ..._dispatch_key import Autograd
+from ..._tensor import Tensor
+from ...dispatch import dispatcher
+from ..derivative import FORMULAS, Formula, derivative
+from ..variable_type import autograd_fallback, register_formula_kernels
+
+
+def _is_number(x):
+    return not isinstance(x, Tensor)
+
+
+def _inplace_twin(op):
+    s = op.schema
+    twin = dispatcher.OPERATORS.get(f"{op.namespace}::{s.name}_" + (f".{s.overload}" if s.overload else ""))
+    return twin if twin is not None and twin.schema.mutable_positions == [0] else None
+
+
+def _overloads(op_name, pick, variants):
+    """Give `op_name` one formula per PyTorch overload; `pick(*args)` names the overload a call stands for.
+
+    `variants` maps each overload to `(node name, {input: formula})`, or to None where PyTorch has no
+    formula (backward then fails with "the derivative ... is not implemented"). The first variant is the
+    one listed in the derivatives table. The op and its in-place twin get an autograd kernel that hands
+    each call on to the kernel made for its overload.
+    """
+    op = dispatcher.lookup(op_name)
+    twin = _inplace_twin(op)
+    kernels, twin_kernels = {}, {}
+    for i, (overload, spec) in enumerate(variants.items()):
+        if spec is None:
+            kernels[overload] = functools.partial(autograd_fallback, op)
+            twin_kernels[overload] = twin and functools.partial(autograd_fallback, twin)
+            continue
+        node_name, entries = spec
+        if i == 0:
+            derivative(op_name, name=node_name, entries=entries)
+        else:
+            register_formula_kernels(op, Formula(op, node_name, entries))
+        kernels[overload] = op.kernels[Autograd]
+        twin_kernels[overload] = twin and twin.kernels[Autograd]
+
+    def kernel_for(target, table):
+        def autograd_kernel(ks, *args):
+            return table[pick(*args)](ks, *args)
+        autograd_kernel.__qualname__ = f"VariableType::{target.schema.full_name}"
+        dispatcher.impl(target, Autograd, autograd_kernel)
+
+    kernel_for(op, kernels)
+    if twin is not None:
+        kernel_for(twin, twin_kernels)
+    return FORMULAS[op.schema.full_name]
+
+
+def _not_implemented(name):
+    """A formula that refuses, as PyTorch's `not_implemented(name)` does when backward reaches it."""
+    def refuse(grad):
+        raise RuntimeError(f"the derivative for '{name}' is not implemented.")
+    return refuse
+
+
+def _zeros(grad):
+    return ops.zeros_like(grad)
+
+
+def _zeros_for_other(grad, other_sym_sizes):
+    """No gradient for `other` (saves only its shape)."""
+    return grad.new_zeros(other_sym_sizes)
+
+
+def _maybe_multiply(t, s):
+    """`t * s`, skipped when s is 1 (alpha and value are usually 1)."""
+    return t if s == 1 else t * s
+
+
+def _log_number(x):
+    """log of a Python number as C++ computes it: -inf at 0 and nan below."""
+    x = float(x)
+    return math.log(x) if x > 0 else (-math.inf if x == 0 else math.nan)
+
+
+# ---- + - * / --------------------------------------------------------------------------------------------
+
+derivative("add.Tensor", self=lambda grad: grad, other=lambda grad, alpha: _maybe_multiply(grad, alpha))
+derivative("sub.Tensor", self=lambda grad: grad, other=lambda grad, alpha: _maybe_multiply(-grad, alpha))
 derivative("mul.Tensor", self=lambda grad, other: grad * other, other=lambda grad, self: grad * self)
-derivative("div.Tensor", self=lambda grad, other: grad / other,
-           other=lambda grad, self, other: -grad * self / (other * other))
-derivative("neg", self=lambda grad: -grad)
+derivative("neg", self=lambda grad: grad.neg())
+# `2 - x` is rsub(x, 2): rsub.Scalar in PyTorch, a node of its own.
+_overloads("rsub.Tensor", lambda self, other, alpha: "Scalar" if _is_number(other) else "Tensor", {
+    "Tensor": ("RsubBackward0", {"self": lambda grad, alpha: _maybe_multiply(-grad, alpha),
+                                 "other": lambda grad: grad}),
+    "Scalar": ("RsubBackward1", {"self": lambda grad, alpha: _maybe_multiply(-grad, alpha)}),
+})
+
+
+def _div_self(grad, other, rounding_mode=None):
+    # rounding ("floor", "trunc") makes the quotient piecewise constant
+    return grad / other if rounding_mode is None else _zeros(grad)
+
+
+def _div_other(grad, self, other, rounding_mode=None):
+    return -grad * ((self / other) / other) if rounding_mode is None else _zeros(grad)
+
+
+derivative("div.Tensor", self=lambda grad, other: _div_self(grad, other),
+           other=lambda grad, self, other: _div_other(grad, self, other))
+derivative("div.Tensor_mode", name="DivBackward2",
+           self=lambda grad, other, rounding_mode: _div_self(grad, other, rounding_mode),
+           other=lambda grad, self, other, rounding_mode: _div_other(grad, self, other, rounding_mode))
+
+# remainder(a, b) = a - floor(a / b) * b: the quotient is piecewise constant, so d/da = 1, d/db = -floor(a/b).
+# PyTorch has no formula for `2 % x` (remainder.Scalar_Tensor): backward fails there.
+_overloads("remainder.Tensor",
+           lambda self, other: "Scalar_Tensor" if _is_number(self) else "Scalar" if _is_number(other) else "Tensor", {
+               "Tensor": ("RemainderBackward1", {
+                   "self": lambda grad: grad,
+                   "other": lambda grad, self, other: -grad * self.div(other, rounding_mode="floor")}),
+               "Scalar": ("RemainderBackward0", {"self": lambda grad: grad}),
+               "Scalar_Tensor": None,
+           })
+# fmod(a, b) = a - trunc(a / b) * b
+_overloads("fmod.Tensor", lambda self, other: "Scalar" if _is_number(other) else "Tensor", {
+    "Tensor": ("FmodBackward1", {
+        "self": lambda grad: grad,
+        "other": lambda grad, self, other: -grad * self.div(other, rounding_mode="trunc")}),
+    "Scalar": ("FmodBackward0", {"self": lambda grad: grad}),
+})
+# floor_divide has no formula in PyTorch either: its backward fails (the autograd fallback's error node).
+
+
+# ---- powers -----------------------------------------------------------------------------------------------
+# d(a^b)/da = b a^(b-1), and d(a^b)/db = a^b log(a). PyTorch's choices at the edges (FunctionsManual.cpp):
+# b == 0 gives 0 for a (even at a == 0, where b a^(b-1) would be nan), and a == 0 with b >= 0 gives 0 for b
+# (the limit from a > 0), so that x ** 2 at x == 0 has a finite gradient everywhere.
+
+
+def _pow_backward(grad, self, exponent):
+    """d/dself of self ** exponent for a number exponent."""
+    if exponent == 0:
+        return ops.zeros_like(self)
+    return grad * (exponent * self.pow(exponent - 1))
+
+
+def _pow_backward_self(grad, self, exponent):
+    return ops.where(exponent == 0.0, 0.0, grad * (exponent * self.pow(exponent - 1)))
+
+
+def _pow_backward_exponent(grad, self, exponent, result):
+    if _is_number(self):
+        log_base = _log_number(self)
+        if self == 0:
+            return grad * ops.where(exponent >= 0, 0.0, result * log_base)
+        return grad * (result * log_base)
+    cond = (self == 0).logical_and(exponent >= 0)
+    return grad * ops.where(cond, 0.0, result * self.to(result.dtype).log())
+
+
+def _pow_overload(self, exponent):
+    return "Tensor_Scalar" if _is_number(exponent) else "Scalar" if _is_number(self) else "Tensor_Tensor"
+
+
+_overloads("pow.Tensor_Tensor", _pow_overload, {
+    "Tensor_Tensor": ("PowBackward1", {
+        "self": lambda grad, self, exponent: _pow_backward_self(grad, self, exponent),
+        "exponent": _pow_backward_exponent}),
+    "Tensor_Scalar": ("PowBackward0", {"self": _pow_backward}),
+    "Scalar": ("PowBackward2", {"exponent": _pow_backward_exponent}),
+})
+# In PyTorch square(x) is pow(x, 2), and float_power(a, b) is pow(a.double(), b.double()): both show pow's
+# nodes. float_power's formulas are pow's, computed in float64; the engine converts the gradients back.
+derivative("square", name="PowBackward0", self=lambda grad, self: _pow_backward(grad, self, 2))
+
+
+def _double(x):
+    return float(x) if _is_number(x) else x.to(float64)
+
+
+_overloads("float_power.Tensor_Tensor", _pow_overload, {
+    "Tensor_Tensor": ("PowBackward1", {
+        "self": lambda grad, self, exponent: _pow_backward_self(grad, _double(self), _double(exponent)),
+        "exponent": lambda grad, self, exponent, result:
+            _pow_backward_exponent(grad, _double(self), _double(exponent), result)}),
+    "Tensor_Scalar": ("PowBackward0", {
+        "self": lambda grad, self, exponent: _pow_backward(grad, _double(self), _double(exponent))}),
+    "Scalar": ("PowBackward2", {
+        "exponent": lambda grad, self, exponent, result:
+            _pow_backward_exponent(grad, _double(self), _double(exponent), result)}),
+})
+
+
+# ---- exponentials and logarithms ----------------------------------------------------------------------------
+
 derivative("exp", self=lambda grad, result: grad * result)
+derivative("exp2", self=lambda grad, result: grad * result * math.log(2))
+derivative("expm1", self=lambda grad, result: grad * (result + 1))
+derivative("log", self=lambda grad, self: grad.div(self))
+derivative("log2", self=lambda grad, self: grad / (self * math.log(2)))
+derivative("log10", self=lambda grad, self: grad / (self * math.log(10)))
+derivative("log1p", name="Log1PBackward0", self=lambda grad, self: grad / (self + 1))
+derivative("sqrt", self=lambda grad, result: grad / (2 * result))
+derivative("rsqrt", self=lambda grad, result: -0.5 * grad * result.pow(3))
+derivative("reciprocal", self=lambda grad, result: -grad * (result * result))
+derivative("sigmoid", self=lambda grad, result: grad * (1 - result) * result)
+# d/dx erf(x) = 2/sqrt(pi) exp(-x^2)
+derivative("erf", self=lambda grad, self: 2.0 / math.sqrt(math.pi) * (-(self.pow(2))).exp() * grad)
+derivative("erfc", self=lambda grad, self: -2.0 / math.sqrt(math.pi) * (-(self.pow(2))).exp() * grad)
+
+
+# ---- trigonometric and hyperbolic -----------------------------------------------------------------------------
+
 derivative("sin", self=lambda grad, self: grad * self.cos())
 derivative("cos", self=lambda grad, self: grad * -self.sin())
-derivative("sqrt", self=lambda grad, result: grad / (2 * result))
+derivative("tan", self=lambda grad, result: grad * (1 + result.pow(2)))
+derivative("asin", self=lambda grad, self: grad * (-self * self + 1).rsqrt())
+derivative("acos", self=lambda grad, self: grad * -((-self * self + 1).rsqrt()))
+derivative("atan", self=lambda grad, self: grad / (self * self + 1))
+derivative("sinh", self=lambda grad, self: grad * self.cosh())
+derivative("cosh", self=lambda grad, self: grad * self.sinh())
+derivative("tanh", self=lambda grad, result: grad * (1 - result * result))
+derivative("asinh", self=lambda grad, self: grad * (self.pow(2) + 1).rsqrt())
+derivative("acosh", self=lambda grad, self: grad * (self * self - 1).rsqrt())
+derivative("atanh", self=lambda grad, self: grad * 1 / (1 - self.pow(2)))
+# PyTorch refuses the backward of these three in place (derivatives.yaml has an entry saying so)
+for _name in ("acosh", "asinh", "atanh"):
+    derivative(f"{_name}_", name=f"{_name.capitalize()}Backward1",
+               self=_not_implemented(f"inplace version of {_name}"))
+
+
+def _sinc_backward(grad, self):
+    # d/dx sin(pi x)/(pi x) = (pi x cos(pi x) - sin(pi x)) / (pi x^2), and 0 at x == 0 (the limit)
+    self_pi = self * math.pi
+    self_squared_pi = self * self * math.pi
+    out = grad * ((self_pi * self_pi.cos()) - self_pi.sin()) / self_squared_pi
+    return ops.where(self_squared_pi == 0.0, 0.0, out)
+
+
+derivative("sinc", self=_sinc_backward)
+
+# atan2(y, x) is the angle of the point (x, y): its gradient is (x, -y) / (x^2 + y^2)
+
+
+def _atan2_backward(grad, self, other, grad_input_mask):
+    # at the origin, where the angle has no derivative, PyTorch gives 0 (not 0 * inf = nan)
+    denominator = self * self + other * other
+    recip = ops.where(denominator == 0, 0.0, denominator.reciprocal())
+    return (grad * other * recip if grad_input_mask[0] else None,
+            grad * -self * recip if grad_input_mask[1] else None)
+
+
+derivative("atan2", entries={"self, other": _atan2_backward})
+derivative("hypot", self=lambda grad, self, result: grad * self / result,
+           other=lambda grad, other, result: grad * other / result)
+derivative("logaddexp", self=lambda grad, self, other: grad / (1 + (other - self).exp()),
+           other=lambda grad, self, other: grad / (1 + (self - other).exp()))
+derivative("logaddexp2", self=lambda grad, self, other: grad / (1 + ops.pow(2, other - self)),
+           other=lambda grad, self, other: grad / (1 + ops.pow(2, self - other)))
+
+
+# ---- sign, rounding, kinks --------------------------------------------------------------------------------
+
+derivative("abs", self=lambda grad, self: grad * self.sgn())          # sgn(0) == 0: no gradient at the kink
+
+
+def _threshold_backward(grad, result, threshold=0):
+    """The gradient where the result is above the threshold, else 0 (PyTorch's threshold_backward).
+
+    PyTorch's version takes `result` as an input with a zero derivative, so the gradient stays connected to
+    it: with create_graph=True it requires grad and its own gradient is 0, not missing. `result * 0` in
+    place of a constant 0 does the same here.
+    """
+    return ops.where(result <= threshold, result * 0, grad)
+
+
+derivative("relu", self=lambda grad, result: _threshold_backward(grad, result))
+for _name in ("sign", "sgn", "floor", "ceil", "trunc", "round"):
+    derivative(_name, self=_zeros)
+derivative("round.decimals", name="RoundBackward1", self=_zeros)
+derivative("frac", self=lambda grad: grad)
+# copysign(a, b) = |a| sign(b): d/da is result / a (+-1), and 0 at a == 0 as for abs; nothing for b.
+_copysign_self = lambda grad, self, result: grad * (result / self).masked_fill(self == 0, 0)   # noqa: E731
+_overloads("copysign.Tensor", lambda self, other: "Scalar" if _is_number(other) else "Tensor", {
+    "Tensor": ("CopysignBackward0", {"self": _copysign_self, "other": _zeros_for_other}),
+    "Scalar": ("CopysignBackward1", {"self": _copysign_self}),
+})
+# nextafter moves by one ulp: the identity for self, except where it stays put (self == other)
+derivative("nextafter", self=lambda grad, self, other: ops.where(self != other, grad, 0.0), other=_zeros_for_other)
+derivative("nan_to_num", self=lambda grad, self: grad * self.isfinite())
+
+
+# ---- x log y ----------------------------------------------------------------------------------------------
+# xlogy(0, y) is 0 even where log(y) is not finite; the gradient for x is then 0 too.
+
+
+def _xlogy_self(grad, self, other):
+    return ops.xlogy(grad, other).masked_fill((self == 0.0).logical_and(other <= 0.0), 0.0)
+
+
+def _xlogy_self_scalar_other(grad, self, other):
+    out = ops.xlogy(grad, other)
+    return out if other > 0.0 else out.masked_fill(self == 0.0, 0.0)
+
+
+def _xlogy_overload(self, other):
+    return "Scalar_Self" if _is_number(self) else "Scalar_Other" if _is_number(other) else "Tensor"
+
+
+_overloads("xlogy.Tensor", _xlogy_overload, {
+    "Tensor": ("XlogyBackward0", {"self": _xlogy_self, "other": lambda grad, self, other: grad * self / other}),
+    "Scalar_Self": ("XlogyBackward1", {"other": lambda grad, self, other: grad * self / other}),
+    "Scalar_Other": ("XlogyBackward2", {"self": _xlogy_self_scalar_other}),
+})
+
+
+# ---- maximum, minimum, clamp ------------------------------------------------------------------------------
+# The larger input gets the gradient; on a tie both get half (maximum/minimum). fmax/fmin ignore a nan
+# operand, so the gradient goes to the other one.
+
+
+def _tie_split(grad, self, other):
+    return ops.where(self == other, grad / 2, grad)
+
+
+derivative("maximum", self=lambda grad, self, other: _tie_split(grad, self, other).masked_fill(self < other, 0),
+           other=lambda grad, self, other: _tie_split(grad, self, other).masked_fill(self > other, 0))
+derivative("minimum", self=lambda grad, self, other: _tie_split(grad, self, other).masked_fill(self > other, 0),
+           other=lambda grad, self, other: _tie_split(grad, self, other).masked_fill(self < other, 0))
+# fmax picks self where self >= other or other is nan
+_fmax_picks_self = lambda self, other: (self >= other).logical_or(other.isnan())   # noqa: E731
+_fmin_picks_self = lambda self, other: (self <= other).logical_or(other.isnan())   # noqa: E731
+derivative("fmax", self=lambda grad, self, other: grad.masked_fill(_fmax_picks_self(self, other).logical_not(), 0),
+           other=lambda grad, self, other: grad.masked_fill(_fmax_picks_self(self, other), 0))
+derivative("fmin", self=lambda grad, self, other: grad.masked_fill(_fmin_picks_self(self, other).logical_not(), 0),
+           other=lambda grad, self, other: grad.masked_fill(_fmin_picks_self(self, other), 0))
+
+
+def _clamp_backward(grad, self, min, max):
+    """The gradient passes where self is inside [min, max], boundaries included (a subgradient of 1)."""
+    if min is not None and max is not None:
+        inside = (self >= min).logical_and(self <= max)
+    elif min is not None:
+        inside = self >= min
+    elif max is not None:
+        inside = self <= max
+    else:
+        return grad
+    return ops.where(inside, grad, 0.0)
+
+
+def _clamp_backward_min_max(grad, self, min, max, grad_input_mask):
+    """A bound gets the gradient where it is the result; when min > max the result is max everywhere."""
+    grad_min = grad_max = None
+    if min is not None and max is not None:
+        if grad_input_mask[0]:
+            grad_min = ops.where((self < min).logical_and(min < max), grad, 0.0)
+        if grad_input_mask[1]:
+            grad_max = ops.where((self > max).logical_or(max < min), grad, 0.0)
+    elif min is not None and grad_input_mask[0]:
+        grad_min = ops.where(self < min, grad, 0.0)
+    elif max is not None and grad_input_mask[1]:
+        grad_max = ops.where(self > max, grad, 0.0)
+    return grad_min, grad_max
+
+
+_overloads("clamp.Tensor", lambda self, min, max: "Scalar" if _is_number(min) and _is_number(max) else "Tensor", {
+    "Tensor": ("ClampBackward0", {"self": _clamp_backward, "min, max": _clamp_backward_min_max}),
+    "Scalar": ("ClampBackward1", {"self": _clamp_backward}),
+})
+_overloads("clamp_min.Tensor", lambda self, min: "Scalar" if _is_number(min) else "Tensor", {
+    "Tensor": ("ClampMinBackward1", {"self": lambda grad, self, min: ops.where(self >= min, grad, 0.0),
+                                     "min": lambda grad, self, min: ops.where(self < min, grad, 0.0)}),
+    "Scalar": ("ClampMinBackward0", {"self": lambda grad, self, min: ops.where(self >= min, grad, 0.0)}),
+})
+_overloads("clamp_max.Tensor", lambda self, max: "Scalar" if _is_number(max) else "Tensor", {
+    "Tensor": ("ClampMaxBackward1", {"self": lambda grad, self, max: ops.where(self <= max, grad, 0.0),
+                                     "max": lambda grad, self, max: ops.where(self > max, grad, 0.0)}),
+    "Scalar": ("ClampMaxBackward0", {"self": lambda grad, self, max: ops.where(self <= max, grad, 0.0)}),
+})
+
+
+# ---- where, lerp, addcmul, addcdiv ------------------------------------------------------------------------
+
+# the condition only selects: each branch gets the gradient where it was selected
+derivative("where.self", self=lambda grad, condition: ops.where(condition, grad, 0.0),
+           other=lambda grad, condition: ops.where(condition, 0.0, grad))
+# lerp(a, b, w) = a + w (b - a)
+_overloads("lerp.Tensor", lambda self, end, weight: "Scalar" if _is_number(weight) else "Tensor", {
+    "Tensor": ("LerpBackward1", {"self": lambda grad, weight: grad * (1 - weight),
+                                 "end": lambda grad, weight: grad * weight,
+                                 "weight": lambda grad, self, end: grad * (end - self)}),
+    "Scalar": ("LerpBackward0", {"self": lambda grad, weight: grad * (1 - float(weight)),
+                                 "end": lambda grad, weight: grad * weight}),
+})
+derivative("addcmul", self=lambda grad: grad,
+           tensor1=lambda grad, tensor2, value: grad * (tensor2 * value),
+           tensor2=lambda grad, tensor1, value: grad * (tensor1 * value))
+derivative("addcdiv", self=lambda grad: grad,
+           tensor1=lambda grad, tensor2, value: grad * ops.div(value, tensor2),
+           tensor2=lambda grad, tensor1, tensor2, value: -grad * (tensor1 * value / (tensor2 * tensor2)))
+
+
+# ---- comparisons in place -----------------------------------------------------------------------------------
+# `x.eq_(y)` writes 0s and 1s into a float x: a constant, so no gradient for either input.
+
+for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
+    _overloads(f"{_name}_.Tensor", lambda self, other: "Scalar" if _is_number(other) else "Tensor", {
+        "Tensor": (f"{_name.capitalize()}Backward1", {"self": _zeros, "other": _zeros_for_other}),
+        "Scalar": (f"{_name.capitalize()}Backward0", {"self": _zeros}),
+    })
+
+
+# ---- random ops with tensor parameters ----------------------------------------------------------------------
+# A sample is not a differentiable function of its distribution's parameters here (no reparametrization):
+# PyTorch gives them zero gradients.
+
+derivative("normal.Tensor_float", name="NormalBackward1",
+           mean=lambda grad, mean_sym_sizes: grad.new_zeros(mean_sym_sizes))
+derivative("normal.float_Tensor", name="NormalBackward2",
+           std=lambda grad, std_sym_sizes: grad.new_zeros(std_sym_sizes))
+derivative("normal.Tensor_Tensor", name="NormalBackward3",
+           mean=lambda grad, mean_sym_sizes: grad.new_zeros(mean_sym_sizes),
+           std=lambda grad, std_sym_sizes: grad.new_zeros(std_sym_sizes))
+derivative("bernoulli", self=_zeros)
+derivative("bernoulli_.Tensor", name="BernoulliBackward1", self=_zeros,
+           p=lambda grad, p_sym_sizes: grad.new_zeros(p_sym_sizes))
+# bernoulli.p has no formula in PyTorch: its backward fails (the autograd fallback's error node)
