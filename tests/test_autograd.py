@@ -371,6 +371,16 @@ def test_grad_setter_checks():
     both(lambda lib: setattr(leaf(lib, [1.0, 2.0]), "grad", lib.zeros(2, dtype=lib.float64)))
 
 
+def test_grad_steals_a_view_that_obeys_the_layout_contract():
+    def run(lib):
+        x = leaf(lib, np.ones((2, 1)))
+        x.t().backward(lib.ones(1, 2))
+        y = leaf(lib, np.ones((2, 3)))
+        y.t().backward(lib.ones(3, 2))
+        return x.grad, y.grad
+    same(run)
+
+
 def test_grad_has_the_leaf_layout():
     def run(lib):
         base = lib.tensor(np.arange(12.0, dtype="float32").reshape(4, 3))

@@ -12,23 +12,23 @@ Then the leaf's post-accumulate-grad hooks run (an optimizer can step each param
 gradient is ready).
 """
 
-from .._strides import is_non_overlapping_and_dense
+from .._strides import is_contiguous, is_non_overlapping_and_dense
 from . import graph
 from .grad_mode import _GradMode
 
 
 def obeys_layout_contract(grad, variable):
-    """Same strides as the parameter where they matter (any strides if the parameter is not dense)."""
-    if grad._strides == variable._strides:
-        return True
+    """May `grad` be the `.grad` of `variable` as it is? (PyTorch's `obeys_layout_contract`)
+
+    For a dense parameter: the same strides on every dim longer than 1 (and no stride-0 dim, which would be
+    a broadcast view). For any other parameter (sliced, expanded): `grad` must be plain contiguous.
+    """
     if not is_non_overlapping_and_dense(variable._sizes, variable._strides):
-        return grad._strides == tuple(_contiguous(grad._sizes))
-    return all(st == sv for st, sv, n in zip(grad._strides, variable._strides, variable._sizes) if n > 1)
-
-
-def _contiguous(sizes):
-    from .._strides import contiguous_strides
-    return contiguous_strides(sizes)
+        return is_contiguous(grad._sizes, grad._strides)
+    for n, sg, sv in zip(grad._sizes, grad._strides, variable._strides):
+        if (n != 1 and sg != sv) or (n == 1 and sg == 0):
+            return False
+    return True
 
 
 def clone_obey_contract(grad, variable):

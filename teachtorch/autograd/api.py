@@ -70,6 +70,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         if len(inputs) == 0:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     grads = _tensor_list(grad_tensors, "grad_tensors") if grad_tensors is not None else [None] * len(tensors)
+    user_grads = [g for g in grads if g is not None]
     grads = _make_grads(tensors, grads)
     if retain_graph is None:
         retain_graph = create_graph
@@ -77,7 +78,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     input_edges = None
     if inputs is not None:
         input_edges = [_input_edge(t, i) for i, t in enumerate(inputs)]
-    captured = engine.execute(edges, grads, retain_graph, create_graph, input_edges, accumulate_grad=True)
+    captured = engine.execute(edges, grads, retain_graph, create_graph, input_edges, accumulate_grad=True,
+                              user_grads=user_grads)
     if inputs is not None:
         # Non-leaf inputs were captured, not accumulated: give them `.grad` now (leaves got theirs).
         for t, g in zip(inputs, captured):
@@ -110,6 +112,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             raise TypeError(f"all inputs have to be Tensors, but got {type(t).__name__}")
     grads = (_tensor_list(grad_outputs, "grad_outputs") if grad_outputs is not None
              else [None] * len(outputs))
+    user_grads = [g for g in grads if g is not None]
     grads = _make_grads(outputs, grads)
     if retain_graph is None:
         retain_graph = create_graph
@@ -119,7 +122,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         if not requires_grad(t):
             raise RuntimeError("One of the differentiated Tensors does not require grad")
         input_edges.append(gradient_edge(t))
-    result = engine.execute(edges, grads, retain_graph, create_graph, input_edges, accumulate_grad=False)
+    result = engine.execute(edges, grads, retain_graph, create_graph, input_edges, accumulate_grad=False,
+                            user_grads=user_grads)
     out = []
     for i, (t, g) in enumerate(zip(inputs, result)):
         if g is None:

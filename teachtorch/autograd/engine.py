@@ -35,25 +35,27 @@ from .node import AccumulateGrad, GraphRoot
 class GraphTask:
     """The state of one backward call (PyTorch's `GraphTask`)."""
 
-    def __init__(self, keep_graph, create_graph):
+    def __init__(self, keep_graph, create_graph, user_grads=()):
         self.keep_graph = keep_graph
         self.create_graph = create_graph
         self.dependencies = {}        # node -> number of gradients it still waits for
         self.buffers = {}             # node -> its input buffer: [grad or None per input slot]
         self.owned = {}               # AccumulateGrad node -> True if its gradient is held nowhere else
+        self.shared = set()           # ids of gradient tensors someone else also holds (see note_shared)
         self.exec_info = None         # None: run every node; else the nodes a gradient must reach
         self.needed = None            # ... and of those, the ones that run
         self.captures = {}            # (node, input_nr) -> index into `captured` (autograd.grad)
         self.captured = []
+        self.shared.update(id(g) for g in user_grads)   # the caller still holds the gradients it passed
 
 
-def execute(root_edges, root_grads, keep_graph, create_graph, inputs=None, accumulate_grad=True):
+def execute(root_edges, root_grads, keep_graph, create_graph, inputs=None, accumulate_grad=True, user_grads=()):
     """Run backward from `root_edges` [(node, input_nr)] with `root_grads`; see the module docstring.
 
     `inputs` is a list of gradient edges. With `accumulate_grad=False` (autograd.grad) their gradients are
     returned, in order; with `accumulate_grad=True` (backward(inputs=...)) only they get `.grad`.
     """
-    task = GraphTask(keep_graph, create_graph)
+    task = GraphTask(keep_graph, create_graph, user_grads)
     root = GraphRoot(root_edges, root_grads)
     compute_dependencies(task, root)
     if inputs is not None:
@@ -77,6 +79,8 @@ def execute(root_edges, root_grads, keep_graph, create_graph, inputs=None, accum
             outputs = evaluate_function(task, node, grads, owned, events)
             if outputs is None:       # not needed for autograd.grad's inputs: skipped
                 continue
+            if len(outputs) > 1:
+                note_shared(task, outputs)
             for i, edge in enumerate(node.next_edges):
                 if edge is None:
                     continue
@@ -92,7 +96,7 @@ def execute(root_edges, root_grads, keep_graph, create_graph, inputs=None, accum
                 if grad is not None:
                     if buffer[input_nr] is None:
                         buffer[input_nr] = grad
-                        if type(nxt) is AccumulateGrad and _is_owned(grad, grads, outputs):
+                        if type(nxt) is AccumulateGrad and id(grad) not in task.shared:
                             task.owned[nxt] = True
                     else:                   # a second gradient for the same input: sum them
                         buffer[input_nr] = buffer[input_nr] + grad
@@ -159,14 +163,21 @@ def init_to_execute(task, root, input_edges, accumulate_grad):
     task.exec_info = needed | capture_nodes
 
 
-def _is_owned(grad, node_inputs, outputs):
-    """May AccumulateGrad keep this gradient as `.grad` without copying? Only if nothing else holds it:
-    not an incoming gradient passed straight through, not a view, not sent to two places."""
-    if grad._base is not None:
-        return False
-    if any(grad is g for g in node_inputs):
-        return False
-    return sum(1 for o in outputs if o is grad) == 1
+def note_shared(task, outputs):
+    """Remember the gradients one node sent to two places (`a + a`, or AddBackward0 passing its incoming
+    gradient to both inputs): neither receiver may keep such a tensor as its own `.grad`.
+
+    Whether AccumulateGrad may keep a gradient without copying depends on whether anyone else holds that
+    tensor object. PyTorch asks the tensor's reference count; teachtorch keeps `task.shared`: the
+    gradients the caller passed to backward() and those noted here. (As in PyTorch, a view counts as a new
+    tensor, so `.grad` may share memory with a gradient you passed to backward().)
+    """
+    seen = set()
+    for g in outputs:
+        if g is not None:
+            if id(g) in seen:
+                task.shared.add(id(g))
+            seen.add(id(g))
 
 
 def evaluate_function(task, node, grads, owned, events):
