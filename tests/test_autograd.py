@@ -810,5 +810,15 @@ def test_op_without_formula_fails_only_in_backward():
     x = leaf(tt, [1.0, 2.0])
     y = tt.ops.tt_test_nograd.twice.default(x)
     assert y.requires_grad
-    with pytest.raises(RuntimeError, match="the derivative for 'tt_test_nograd::twice' is not implemented"):
+    assert y.grad_fn.name() == "torch::autograd::NotImplemented"
+    with pytest.raises(RuntimeError, match="derivative for tt_test_nograd::twice is not implemented"):
         y.sum().backward()
+
+
+def test_floor_divide_has_no_derivative_like_torch():
+    def run(lib):
+        y = lib.floor_divide(leaf(lib, [1.0, 2.0, 3.0]), 2)
+        name = y.grad_fn.name()
+        y.sum().backward()
+        return name
+    both(run)

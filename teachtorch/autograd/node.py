@@ -74,7 +74,9 @@ class Node:
     def name(self):
         # Nodes written by hand in PyTorch's C++ (AccumulateGrad, CopySlices, ...) report their C++ name.
         cls = type(self)
-        return f"torch::autograd::{cls.__name__}" if cls.__dict__.get("_cpp_node") or cls in _CPP_NODES else cls.__name__
+        if cls.__dict__.get("_cpp_node") or cls in _CPP_NODES:
+            return f"torch::autograd::{cls.__dict__.get('_cpp_name', cls.__name__)}"
+        return cls.__name__
 
     @property
     def next_functions(self):
@@ -202,4 +204,11 @@ class Error(Node):
         raise RuntimeError(self.message)
 
 
-_CPP_NODES.update({AccumulateGrad, GraphRoot, Error})
+class NotImplementedNode(Error):
+    """The node of an op with no derivative formula (PyTorch's `NotImplemented`, from
+    autogradNotImplementedFallback): recording succeeds, backward through it fails."""
+
+    _cpp_name = "NotImplemented"
+
+
+_CPP_NODES.update({AccumulateGrad, GraphRoot, Error, NotImplementedNode})

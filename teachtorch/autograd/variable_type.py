@@ -33,7 +33,7 @@ from ..dispatch.dispatcher import impl, redispatch
 from . import variable
 from .derivative import derived_value
 from .grad_mode import _GradMode
-from .node import Error
+from .node import NotImplementedNode
 from .saved_variable import SavedVariable
 
 _BELOW = AUTOGRAD_BITS | bit(DispatchKey.ADInplaceOrView)
@@ -102,8 +102,8 @@ def record(op, formula, ks, args, inplace):
             if inplace and pos == 0:
                 v = v.clone()
             saved[name] = _save(v)
-        elif isinstance(v, (list, tuple)) and v and isinstance(v[0], Tensor):
-            saved[name] = [_save(t) for t in v]
+        elif isinstance(v, (list, tuple)) and any(isinstance(t, Tensor) for t in v):
+            saved[name] = [_save(t) if isinstance(t, Tensor) else SavedVariable(None) for t in v]   # Tensor?[]
         else:
             saved[name] = v
     node = formula.make_node(edges, saved, slots)
@@ -244,7 +244,8 @@ def autograd_fallback(op, ks, *args):
             return out
         tensors = [t for i, is_list in op.tensor_args for t in (args[i] if is_list else [args[i]])
                    if isinstance(t, Tensor)]
-        node = Error(f"the derivative for '{op.name}' is not implemented.", variable.collect_next_edges(tensors))
+        node = NotImplementedNode(f"derivative for {op.name} is not implemented",
+                                  variable.collect_next_edges(tensors))
         if mutated:
             variable.rebase_history(args[mutated[0]], node)
         else:

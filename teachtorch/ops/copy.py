@@ -53,6 +53,9 @@ def fill_kernel(ks, self, value):
 
 fill_op = define("fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)")
 register_kernel(fill_op, fill_kernel)
+# A 0-dim tensor value has its own overload, so that autograd can send the value its gradient.
+fill_tensor_op = define("fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)")
+register_kernel(fill_tensor_op, fill_kernel)
 zero_op = define("zero_(Tensor(a!) self) -> Tensor(a!)")
 register_kernel(zero_op, lambda ks, self: fill_kernel(ks, self, 0))
 
@@ -95,7 +98,7 @@ def copy_(self, src, non_blocking=False):
 
 
 def fill_(self, value):
-    return fill_op(self, value)
+    return fill_tensor_op(self, value) if isinstance(value, Tensor) else fill_op(self, value)
 
 
 def zero_(self):

@@ -68,8 +68,20 @@ def _consumed(i):
     return 1
 
 
-def basic_getitem(self, index):
-    """Apply ints, slices, None and Ellipsis as views, from the first dim on."""
+def is_full_slice(size, start, stop, step):
+    """Does `start:stop:step` take a whole dim of `size`? PyTorch's applySlice then skips the slice op
+    (so `x[:, 1]` is one `select`, and `t[:, idx] = v` writes into `t` itself)."""
+    if step != 1:
+        return False
+    start = 0 if start is None else (start + size if start < 0 else start)
+    stop = size if stop is None else (stop + size if stop < 0 else stop)
+    return start <= 0 and stop >= size
+
+
+def basic_getitem(self, index, skip_full_slices=True, alias=True):
+    """Apply ints, slices, None and Ellipsis as views, from the first dim on.
+
+    `skip_full_slices=False` is for a lone `x[:]`, which PyTorch does run as a slice op."""
     specified = sum(_consumed(i) for i in index)
     if specified > self.dim():
         raise IndexError(f"too many indices for tensor of dimension {self.dim()}")
@@ -88,7 +100,8 @@ def basic_getitem(self, index):
                 raise ValueError("step must be greater than zero")
             start = None if i.start is None else _as_int(i.start)
             stop = None if i.stop is None else _as_int(i.stop)
-            result = views.slice_op(result, dim, start, stop, step)
+            if not (skip_full_slices and is_full_slice(result._sizes[dim], start, stop, step)):
+                result = views.slice_op(result, dim, start, stop, step)
             dim += 1
         else:
             i = _as_int(i)
@@ -100,7 +113,7 @@ def basic_getitem(self, index):
                 # PyTorch names the position in the index tuple (`real_dim`), not the dim of the view
                 raise IndexError(f"index {i} is out of bounds for dimension {position} with size {size}")
             result = views.select(result, dim, i)
-    if result is self:
+    if result is self and alias:
         result = self._alias()     # x[...] and x[()] are views too, never the tensor itself
     return result
 
@@ -116,6 +129,7 @@ def _as_int(i):
 
 
 def getitem(self, index):
+    lone_slice = isinstance(index, slice)
     index = _as_tuple(index)
     if not all(_is_basic(i) for i in index):
         if advanced_getitem is None:
@@ -124,7 +138,7 @@ def getitem(self, index):
     if self.dim() == 0 and any(isinstance(i, (int, slice)) for i in index):
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
                          "in C++ to convert a 0-dim tensor to a number")
-    return basic_getitem(self, index)
+    return basic_getitem(self, index, skip_full_slices=not lone_slice)
 
 
 def _strip_leading_ones(value, ndim):
@@ -165,7 +179,8 @@ def setitem(self, index, value):
             raise IndexError("advanced indexing is not available")
         advanced_setitem(self, index, value)
         return
-    target = basic_getitem(self, index) if index else self._alias()
+    # (`x[:] = v` and `x[...] = v` write into x itself, as PyTorch's copy_to does: no view in between)
+    target = basic_getitem(self, index, alias=False)
     if value.dim() == 0 and target._sizes != value._sizes:
         target.fill_(value)      # PyTorch's copy_to: a 0-dim value fills
     else:

@@ -129,7 +129,8 @@ def apply_slicing(self, index):
                 raise ValueError("step must be greater than zero")
             start = None if obj.start is None else indexing._as_int(obj.start)
             stop = None if obj.stop is None else indexing._as_int(obj.stop)
-            result = views.slice_op(result, dim, start, stop, step)
+            if not indexing.is_full_slice(result._sizes[dim], start, stop, step):
+                result = views.slice_op(result, dim, start, stop, step)
             dim += 1
         elif isinstance(obj, bool):
             result = views.unsqueeze(result, dim)

@@ -9,12 +9,20 @@ derivative("_to_copy", self=lambda grad, self_options: grad.to(dtype=self_option
 derivative("copy_", name="CopyBackwards",
            self=lambda grad: grad.new_zeros(()).expand(grad.shape),
            src=lambda grad, src_options: grad.to(dtype=src_options[0], device=src_options[1]))
-derivative("fill_.Scalar", name="FillBackward0", self=lambda grad: grad.new_zeros(()).expand(grad.shape))
+derivative("fill_.Scalar", name="FillBackward2", self=lambda grad: grad.new_zeros(()).expand(grad.shape))
+derivative("fill_.Tensor", name="FillBackward3", self=lambda grad: grad.new_zeros(()).expand(grad.shape),
+           value=lambda grad: grad.sum())
 derivative("zero_", name="ZeroBackward0", self=lambda grad: grad.new_zeros(()).expand(grad.shape))
-for _op in ("uniform_", "normal_", "random_.from", "random_.to", "random_", "bernoulli_.float", "exponential_",
-            "geometric_", "log_normal_", "cauchy_"):
-    derivative(_op, self=lambda grad: grad.new_zeros(()).expand(grad.shape))
+# Random fills: the old values are gone, so no gradient flows back through them.
+for _op, _name in [("uniform_", "UniformBackward0"), ("normal_", "NormalBackward0"),
+                   ("random_.from", "RandomBackward0"), ("random_.to", "RandomBackward1"),
+                   ("random_", "RandomBackward2"), ("bernoulli_.float", "BernoulliBackward2"),
+                   ("exponential_", "ExponentialBackward0"), ("geometric_", "GeometricBackward0"),
+                   ("log_normal_", "LogNormalBackward0"), ("cauchy_", "CauchyBackward0")]:
+    derivative(_op, name=_name, self=lambda grad: grad.new_zeros(()).expand(grad.shape))
 
+# In-place logical ops on a float tensor are not differentiable: PyTorch leaves its history as it was.
+not_differentiable("logical_and_", "logical_or_", "logical_xor_", "logical_not_")
 not_differentiable(
     "empty_like", "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "randint_like.low_dtype",
 )
