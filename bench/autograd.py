@@ -39,7 +39,7 @@ def small_case(lib):
 
 def mlp_case(lib, depth=50, width=256, batch=64):
     rng = np.random.default_rng(0)
-    ws = [lib.tensor(rng.standard_normal((width, width)).astype("float32") / np.sqrt(width), requires_grad=True)
+    ws = [lib.tensor((rng.standard_normal((width, width)) / np.sqrt(width)).astype("float32"), requires_grad=True)
           for _ in range(depth)]
     bs = [lib.tensor(np.zeros(width, "float32"), requires_grad=True) for _ in range(depth)]
     x = lib.tensor(rng.standard_normal((batch, width)).astype("float32"))

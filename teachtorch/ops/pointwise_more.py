@@ -346,6 +346,11 @@ def _relu_check(operands):
 
 
 relu = pointwise("relu(Tensor self) -> Tensor", lambda xp, a: xp.maximum(a, 0), check=_relu_check, out=False)
+# relu's backward (and threshold's): one elementwise pass, `grad_output` where `self > threshold`, else 0.
+# An op of its own, as in PyTorch, so the backward of a ReLU network is one kernel per layer, not three.
+threshold_backward = pointwise(
+    "threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor",
+    lambda xp, g, a, threshold: xp.where(a <= threshold, xp.zeros((), g.dtype), g), inplace=False, bind=False)
 
 floor = pointwise("floor(Tensor self) -> Tensor", _rounding("floor"),
                   late_check=not_implemented_for("floor_vml_cpu", bool_), out_check=exact_out_dtype)

@@ -29,6 +29,7 @@ import functools
 import math
 
 from ... import ops
+from ...ops.pointwise_more import threshold_backward
 from ..._dtype import float64
 from ..._dispatch_key import Autograd
 from ..._tensor import Tensor
@@ -292,17 +293,12 @@ derivative("logaddexp2", self=lambda grad, self, other: grad / (1 + ops.pow(2, o
 derivative("abs", self=lambda grad, self: grad * self.sgn())          # sgn(0) == 0: no gradient at the kink
 
 
-def _threshold_backward(grad, result, threshold=0):
-    """The gradient where the result is above the threshold, else 0 (PyTorch's threshold_backward).
-
-    PyTorch's version takes `result` as an input with a zero derivative, so the gradient stays connected to
-    it: with create_graph=True it requires grad and its own gradient is 0, not missing. `result * 0` in
-    place of a constant 0 does the same here.
-    """
-    return ops.where(result <= threshold, result * 0, grad)
-
-
-derivative("relu", self=lambda grad, result: _threshold_backward(grad, result))
+# relu: the gradient where the result is above 0, else 0, in one op (PyTorch's threshold_backward). Its own
+# derivative: the same mask for the incoming gradient, and 0 for `self` (kept as an edge, as PyTorch does).
+derivative("relu", self=lambda grad, result: threshold_backward(grad, result, 0))
+derivative("threshold_backward",
+           grad_output=lambda grad, self, threshold: threshold_backward(grad, self, threshold),
+           self=lambda grad: grad * 0)
 for _name in ("sign", "sgn", "floor", "ceil", "trunc", "round"):
     derivative(_name, self=_zeros)
 derivative("round.decimals", name="RoundBackward1", self=_zeros)
