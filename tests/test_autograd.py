@@ -822,3 +822,40 @@ def test_floor_divide_has_no_derivative_like_torch():
         y.sum().backward()
         return name
     both(run)
+
+
+# ---- coverage: every op either has a derivative or cannot need one --------------------------------------
+
+# Ops without a formula, and why: their results are integers or bools (no gradient can flow), or PyTorch
+# itself has no derivative for them (backward then fails with "derivative for ... is not implemented").
+NO_FORMULA = {
+    # integer / bool results
+    "eq.Tensor", "ne.Tensor", "lt.Tensor", "le.Tensor", "gt.Tensor", "ge.Tensor", "equal",
+    "logical_and", "logical_or", "logical_xor", "logical_not",
+    "bitwise_and.Tensor", "bitwise_and_.Tensor", "bitwise_or.Tensor", "bitwise_or_.Tensor",
+    "bitwise_xor.Tensor", "bitwise_xor_.Tensor", "bitwise_not", "bitwise_not_",
+    "bitwise_left_shift.Tensor", "bitwise_left_shift_.Tensor", "bitwise_right_shift.Tensor",
+    "bitwise_right_shift_.Tensor", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit",
+    "argmax", "argmin", "all", "all.dims", "any", "any.dims", "count_nonzero.dim_IntList", "nonzero",
+    "repeat_interleave.Tensor", "multinomial",
+    # no derivative in PyTorch either
+    "floor_divide", "floor_divide_", "scatter.reduce", "scatter_.reduce", "scatter.value_reduce",
+    "scatter_.value_reduce", "bernoulli.p",
+}
+
+
+def test_every_differentiable_op_has_a_formula():
+    from teachtorch._dispatch_key import Autograd, CompositeImplicitAutograd
+    from teachtorch.autograd.variable_type import _NON_DIFFERENTIABLE
+    from teachtorch.dispatch.dispatcher import OPERATORS
+    missing = set()
+    for name, op in OPERATORS.items():
+        s = op.schema
+        if not name.startswith("aten::") or CompositeImplicitAutograd in op.kernels or Autograd in op.kernels:
+            continue
+        if name in _NON_DIFFERENTIABLE or not any(a.is_tensor for a in s.arguments):
+            continue
+        if any(a.kwarg_only and a.is_mutable for a in s.arguments):      # out= variants refuse autograd
+            continue
+        missing.add(s.full_name)
+    assert missing == NO_FORMULA
