@@ -3,7 +3,8 @@
 PyTorch: torch/csrc/autograd/engine.cpp (`Engine::execute`, `compute_dependencies`, `evaluate_function`).
 One backward call is a *graph task*:
 
-1. **Start.** A `GraphRoot` node hands each root its initial gradient (ones for a scalar `loss.backward()`).
+1. **Start.** The root's node gets the initial gradient (ones for a scalar `loss.backward()`); with several
+   roots, a `GraphRoot` node hands each its own.
 2. **Count dependencies.** Walk the graph once from the root; for every edge `A -> B` add one to
    `dependencies[B]`. A node may run only when all the gradients meant for it have arrived: when its count
    has dropped back to 0.
@@ -56,14 +57,22 @@ def execute(root_edges, root_grads, keep_graph, create_graph, inputs=None, accum
     returned, in order; with `accumulate_grad=True` (backward(inputs=...)) only they get `.grad`.
     """
     task = GraphTask(keep_graph, create_graph, user_grads)
-    root = GraphRoot(root_edges, root_grads)
+    root_grads = validate_outputs("backward", root_edges, root_grads)
+    if len(root_edges) == 1 and inputs is None:
+        # One root: start right at its node, with the gradient in its input buffer (PyTorch skips the
+        # "dummy" GraphRoot the same way).
+        root, input_nr = root_edges[0]
+        buffer = task.buffers[root] = [None] * (len(root._input_metadata) or 1)
+        buffer[input_nr] = root_grads[0]
+    else:
+        root = GraphRoot(root_edges, root_grads)
+        task.buffers[root] = []
     compute_dependencies(task, root)
     if inputs is not None:
         init_to_execute(task, root, inputs, accumulate_grad)
 
     ready = []                        # heap of (-sequence_nr, tie-breaker, node)
     heapq.heappush(ready, (-root._seq, 0, root))
-    task.buffers[root] = []
     pushes = 1
     trace = dispatcher._active_trace
     events = graph.listening()        # checked once: watching backward costs nothing when nobody does
@@ -215,7 +224,7 @@ def evaluate_function(task, node, grads, owned, events):
         node.release_variables()
     if events:
         graph.emit("node_finished", node=node, grads=outputs)
-    return validate_outputs(node, outputs)
+    return validate_outputs(node, node.next_edges, outputs)
 
 
 def call_tensor_pre_hooks(node, grads):
@@ -235,16 +244,16 @@ def call_tensor_pre_hooks(node, grads):
     return grads
 
 
-def validate_outputs(node, outputs):
+def validate_outputs(node, edges, outputs):
     """Check each output gradient against its input's metadata (PyTorch's `validate_outputs`).
 
     A gradient of a broadcast shape is summed back to the input's shape (this is where `a + b` with
     `b` of shape [4] and `a` of [3, 4] gets its [3, 4] gradient reduced to [4]); a gradient of another
     dtype is converted.
     """
-    edges = node.next_edges
+    name = node if isinstance(node, str) else node.name()
     if len(outputs) != len(edges):
-        raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients (expected "
+        raise RuntimeError(f"function {name} returned an incorrect number of gradients (expected "
                            f"{len(edges)}, got {len(outputs)})")
     outputs = list(outputs)
     check_nan = anomaly_mode.is_anomaly_enabled() and anomaly_mode.is_anomaly_check_nan_enabled()
@@ -258,17 +267,17 @@ def validate_outputs(node, outputs):
             from .functions_manual import is_expandable_to, sum_to
             if not is_expandable_to(sizes, grad._sizes):
                 raise RuntimeError(
-                    f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                    f"Function {name} returned an invalid gradient at index {i} - got "
                     f"[{', '.join(map(str, grad._sizes))}] but expected shape compatible with "
                     f"[{', '.join(map(str, sizes))}]")
             grad = sum_to(grad, sizes)
         if grad.dtype is not dtype:
             grad = grad.to(dtype)
         if grad._storage.device != device:
-            raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - expected "
+            raise RuntimeError(f"Function {name} returned an invalid gradient at index {i} - expected "
                                f"device {device} but got {grad._storage.device}")
-        if check_nan and grad.isnan().any().item():
+        if check_nan and not isinstance(node, str) and grad.isnan().any().item():
             anomaly_mode.warn_with_forward_trace(node)
-            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+            raise RuntimeError(f"Function '{name}' returned nan values in its {i}th output.")
         outputs[i] = grad
     return outputs
