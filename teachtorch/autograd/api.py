@@ -99,7 +99,8 @@ def _input_edge(t, i):
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
          allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """d(outputs)/d(inputs), returned as a tuple; `.grad` fields are left alone."""
-    is_tensor_inputs = isinstance(inputs, Tensor)
+    if is_grads_batched:
+        raise NotImplementedError("autograd.grad(is_grads_batched=True) needs vmap, which teachtorch does not have")
     outputs = _tensor_list(outputs, "outputs")
     inputs = _tensor_list(inputs, "inputs")
     if allow_unused is None:
