@@ -165,6 +165,9 @@ class Formula:
             params = tuple(inspect.signature(fn).parameters)
             self.entries.append((names, fn, params))
             wanted.update(params)
+        # PyTorch's generator emits a node's formulas sorted by input name ("other" before "self"); with
+        # create_graph that order decides which gradient's nodes are made, and so run, first.
+        self.entries.sort(key=lambda e: e[0])
         differentiable = {n for names, _, _ in self.entries for n in names}
         # The inputs that get edges, in schema order: (name, position, is_list)
         self.inputs = [(a.name, i, a.type.endswith("[]")) for i, a in enumerate(schema.arguments)
@@ -178,7 +181,9 @@ class Formula:
         self.save_outputs = []     # (saved name, output index)
         for p in sorted(wanted - {"grad", "grads", "grad_input_mask"}):
             if p in arg_pos:
-                self.save_args.append((p, arg_pos[p], None))
+                # a Tensor argument given as a Python number is saved (and freed) like a tensor
+                kind = "tensor" if schema.arguments[arg_pos[p]].is_tensor else None
+                self.save_args.append((p, arg_pos[p], kind))
             elif p == "result" or (p.startswith("result") and p[6:].isdigit()):
                 self.save_outputs.append((p, int(p[6:] or 0)))
             elif p in ret_names:

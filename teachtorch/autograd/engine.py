@@ -45,7 +45,7 @@ class GraphTask:
         self.shared = set()           # ids of gradient tensors someone else also holds (see note_shared)
         self.exec_info = None         # None: run every node; else the nodes a gradient must reach
         self.needed = None            # ... and of those, the ones that run
-        self.captures = {}            # (node, input_nr) -> index into `captured` (autograd.grad)
+        self.captures = {}            # (node, input_nr) -> indices into `captured` (autograd.grad)
         self.captured = []
         self.shared.update(id(g) for g in user_grads)   # the caller still holds the gradients it passed
 
@@ -147,12 +147,15 @@ def init_to_execute(task, root, input_edges, accumulate_grad):
     """
     task.captured = [None] * len(input_edges)
     must_run = set()
-    for idx, (node, input_nr) in enumerate(input_edges):
+    for idx, edge in enumerate(input_edges):
+        if edge is None:                  # an input nothing can flow to: its gradient stays None
+            continue
+        node, input_nr = edge
         if accumulate_grad and isinstance(node, AccumulateGrad):
             must_run.add(node)
         else:
-            task.captures[(node, input_nr)] = idx
-    capture_nodes = {node for node, _ in task.captures}
+            task.captures.setdefault((node, input_nr), []).append(idx)   # the same input may be asked twice
+    capture_nodes = {node for node, _ in task.captures}   # (keys are (node, input_nr) pairs)
     needed = set(must_run)
     # Post-order walk with an explicit stack: decide about a node after all nodes below it.
     visited = {root}
@@ -191,14 +194,20 @@ def note_shared(task, outputs):
 
 def evaluate_function(task, node, grads, owned, events):
     """Run one node: hooks, capture, apply, release, checks. Returns its output gradients, or None."""
+    needed = task.exec_info is None or node in task.needed
+    if task.captures:
+        # A node that only hands back a captured gradient runs its tensor hooks first; one that must run
+        # anyway (to reach other inputs) is captured before them (PyTorch's evaluate_function does both).
+        if not needed and (node._tensor_pre_hooks or node._retains_grad_hooks):
+            grads = call_tensor_pre_hooks(node, grads)
+        for (cnode, input_nr), indices in task.captures.items():
+            if cnode is node:
+                for idx in indices:
+                    task.captured[idx] = grads[input_nr]
+        if not needed:
+            return None
     if node._tensor_pre_hooks or node._retains_grad_hooks:
         grads = call_tensor_pre_hooks(node, grads)
-    if task.captures:
-        for (cnode, input_nr), idx in task.captures.items():
-            if cnode is node:
-                task.captured[idx] = grads[input_nr]
-    if task.exec_info is not None and node not in task.needed:
-        return None
     if events:
         graph.emit("node_started", node=node, grads=grads)
     if node._pre_hooks:
@@ -232,9 +241,7 @@ def call_tensor_pre_hooks(node, grads):
     if node._tensor_pre_hooks:
         for input_nr, hooks in node._tensor_pre_hooks.items():
             for hook in list(hooks.values()):
-                if grads[input_nr] is None:
-                    continue
-                new = hook(grads[input_nr])
+                new = hook(grads[input_nr])           # (called with None too, when no gradient came)
                 if new is not None:
                     grads[input_nr] = new
     if node._retains_grad_hooks:

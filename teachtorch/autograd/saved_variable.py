@@ -15,6 +15,8 @@ PyTorch: torch/csrc/autograd/saved_variable.cpp. Three things happen here.
 `saved_tensors_hooks(pack, unpack)` (in graph.py) lets the user replace how tensors are stored.
 """
 
+import re
+
 from .._tensor import Tensor
 from . import anomaly_mode
 
@@ -31,9 +33,12 @@ ERR_BACKWARD_TWICE = (
 
 
 def _short_name(name):
-    """How PyTorch names a node in this message: "ExpBackward0" -> "Exp", "SumBackward1" -> "Sum1"."""
-    name = name.replace("Backward", "")
-    return name[:-1] if name.endswith("0") else name
+    """How PyTorch names a generated node in its messages: "ExpBackward0" -> "Exp", "SumBackward1" -> "Sum1"
+    (hand-written nodes keep their name: "torch::autograd::CopyBackwards")."""
+    m = re.fullmatch(r"(.*)Backward(\d+)", name)
+    if m is None:
+        return name
+    return m.group(1) + ("" if m.group(2) == "0" else m.group(2))
 
 
 def _alias(t):
@@ -51,8 +56,11 @@ class SavedVariable:
         self._freed = False
         self._packed = None
         self._unpack_hook = None
-        if tensor is None:
-            self.data = None
+        if not isinstance(tensor, Tensor):
+            # None, or a Python number given where the schema says Tensor (`x * 0.5`): PyTorch wraps the
+            # number in a tensor and saves that, so it too is freed after backward.
+            self.data = tensor
+            self.is_output = False
             return
         self.saved_version = tensor._vc.value
         self.is_output = is_output
@@ -84,8 +92,8 @@ class SavedVariable:
         if self._unpack_hook is not None:
             return self._unpack_hook(self._packed)   # PyTorch does no version check with hooks either
         t = self.data
-        if t is None:
-            return None
+        if not isinstance(t, Tensor):
+            return t
         if t._vc.value != self.saved_version:
             raise RuntimeError(self._version_error(t))
         if self.is_output and self.requires_grad and grad_fn is not None and t.grad_fn is None:
@@ -121,7 +129,8 @@ class SavedVariable:
     # What the explorer shows for a saved tensor.
     def info(self):
         t = self.data
-        if t is None:
-            return {"freed": self._freed, "shape": None, "dtype": None, "saved_version": None, "version": None}
+        if not isinstance(t, Tensor):
+            return {"freed": self._freed, "shape": None, "dtype": None, "saved_version": None, "version": None,
+                    "value": t}
         return {"freed": False, "shape": tuple(t._sizes), "dtype": str(t.dtype),
                 "saved_version": self.saved_version, "version": t._vc.value, "is_output": self.is_output}

@@ -121,12 +121,12 @@ def retain_grad(self):
 
     def retain_grad_hook(grad):
         t = me()
-        if t is None:
+        if t is None or grad is None:
             return
-        if t.grad is None:
-            t.__dict__["_grad"] = grad.clone()
+        if t.__dict__.get("_grad") is None:
+            t.__dict__["_grad"] = grad.clone(memory_format="contiguous_format")
         else:
-            t.__dict__["_grad"] = t.grad + grad
+            t.__dict__["_grad"] = t.__dict__["_grad"] + grad
     if fn._retains_grad_hooks is None:
         fn._retains_grad_hooks = {}
     fn._retains_grad_hooks[self._output_nr] = retain_grad_hook

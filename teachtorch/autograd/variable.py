@@ -49,8 +49,10 @@ def gradient_edge(t):
     fn = t._grad_fn if t._base is None else t.grad_fn      # (a view's grad_fn may need rebuilding)
     if fn is not None:
         return (fn, t._output_nr)
-    if t._requires_grad or (t._base is not None and t._base._requires_grad):
+    if t._requires_grad:
         return (grad_accumulator(t), 0)
+    # (a view made under no_grad of a base that requires grad: requires_grad is True through the base, but
+    # it has neither history nor an accumulator of its own, so nothing flows to it, as in PyTorch)
     return None
 
 
@@ -133,9 +135,12 @@ def rebase_history(t, node):
         from .views import CopySlices
         base = t._base
         copy_slices = CopySlices(base, t, node)
+        old = base._grad_fn
         base._grad_fn = copy_slices
         base._requires_grad = True
         base.__dict__.pop("_output_nr", None)
+        if old is not None:
+            move_retains_grad(base, old, copy_slices)
         node._input_metadata.append((t._sizes, t.dtype, t._storage.device))
         t.grad_fn  # noqa: B018  (reading it rebuilds the view's grad_fn now, as PyTorch's rebase_history does)
         return

@@ -96,8 +96,10 @@ def record(op, formula, ks, args, inplace):
     saved = {}
     for name, pos, kind in formula.save_args:
         v = args[pos]
-        if kind is not None:
+        if kind is not None and kind != "tensor":
             saved[name] = derived_value(kind, v)
+        elif kind == "tensor" and not isinstance(v, (Tensor, list, tuple)):
+            saved[name] = SavedVariable(v)     # freed after backward, as PyTorch's wrapped number is
         elif isinstance(v, Tensor):
             if inplace and pos == 0:
                 v = v.clone()
@@ -129,14 +131,20 @@ def _save(t):
     return SavedVariable(t)
 
 
-def _view_creation_meta(op, out):
-    """A view made while grad mode is off remembers it (CreationMeta::NO_GRAD_MODE / INFERENCE_MODE)."""
+def _view_creation_meta(op, out, args):
+    """A view remembers how it was made (CreationMeta), which decides whether it may be written in place:
+    made while grad mode was off (NO_GRAD_MODE / INFERENCE_MODE), by an op returning several views
+    (MULTI_OUTPUT_NODE), or a view of such a view, which inherits it (PyTorch's propagate_creation_meta)."""
     outs = _outputs(out)
     multi = op.schema.returns[0].type.endswith("[]")
+    src = args[0] if args and isinstance(args[0], Tensor) and args[0]._base is not None else None
+    inherited = variable.DEFAULT if src is None else src.__dict__.get("_creation_meta", variable.DEFAULT)
     if _GradMode.inference:
         meta = variable.INFERENCE_MODE
     elif not _GradMode.enabled:
         meta = variable.NO_GRAD_MODE
+    elif inherited != variable.DEFAULT:
+        meta = inherited
     elif multi:
         meta = variable.MULTI_OUTPUT_NODE
     else:
@@ -171,11 +179,11 @@ def _functional_kernel(op, formula):
         if not _GradMode.enabled or not any_requires_grad(args, positions):
             out = redispatch(op, ks & AFTER_AUTOGRAD, args)
             if is_view:
-                _view_creation_meta(op, out)
+                _view_creation_meta(op, out, args)
             return out
         out = record(op, formula, ks, args, inplace=False)
         if is_view:
-            _view_creation_meta(op, out)
+            _view_creation_meta(op, out, args)
         return out
     autograd_kernel.__qualname__ = f"VariableType::{op.schema.full_name}"
     return autograd_kernel
@@ -255,7 +263,7 @@ def autograd_fallback(op, ks, *args):
         variable.check_inplace(args[schema.mutable_positions[0]], False)
     out = redispatch(op, ks & AFTER_AUTOGRAD, args)
     if schema.is_view:
-        _view_creation_meta(op, out)
+        _view_creation_meta(op, out, args)
     return out
 
 

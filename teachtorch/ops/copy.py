@@ -9,7 +9,8 @@ the elements land in `self`'s storage whatever its strides. `clone` allocates wi
 from .._dispatch_key import CompositeImplicitAutograd
 from .._strides import broadcast_shapes, contiguous_strides
 from .._tensor import Tensor
-from ..backends import ARRAY_MODULES, empty, write
+from ..backends import ARRAY_MODULES, check_writable, empty, write
+from ..kernels.pointwise import check_no_partial_overlap
 from ..dispatch.dispatcher import impl
 from ._define import bind_method, define, register_kernel
 from ..backends import preserve_strides
@@ -33,6 +34,10 @@ def copy_kernel(ks, self, src, non_blocking=False):
             f"output with shape {list(self._sizes)} doesn't match the broadcast shape {list(shape)}")
     if self._storage._data is None or src._storage._data is None:
         return self
+    if (src._storage is self._storage and src._offset == self._offset and src._sizes == self._sizes
+            and src._strides == self._strides and src.dtype is self.dtype):
+        return self          # copying a tensor onto itself: PyTorch returns before any check
+    check_no_partial_overlap(self, [src])
     write(self, _host_or_same(src, self.device))
     return self
 
@@ -55,7 +60,14 @@ fill_op = define("fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)")
 register_kernel(fill_op, fill_kernel)
 # A 0-dim tensor value has its own overload, so that autograd can send the value its gradient.
 fill_tensor_op = define("fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)")
-register_kernel(fill_tensor_op, fill_kernel)
+
+
+def fill_tensor_kernel(ks, self, value):
+    check_writable(self)     # unlike fill_.Scalar, PyTorch's fill_.Tensor refuses an overlapping target
+    return fill_kernel(ks, self, value)
+
+
+register_kernel(fill_tensor_op, fill_tensor_kernel)
 zero_op = define("zero_(Tensor(a!) self) -> Tensor(a!)")
 register_kernel(zero_op, lambda ks, self: fill_kernel(ks, self, 0))
 

@@ -6,9 +6,10 @@ derivative("clone", self=lambda grad: grad)
 derivative("_to_copy", self=lambda grad, self_options: grad.to(dtype=self_options[0], device=self_options[1]))
 # copy_ writes `src` (broadcast, converted) over self: self's old values get no gradient; src gets it all,
 # summed back to its shape by the engine and converted to its dtype/device here.
-derivative("copy_", name="CopyBackwards",
-           self=lambda grad: grad.new_zeros(()).expand(grad.shape),
-           src=lambda grad, src_options: grad.to(dtype=src_options[0], device=src_options[1]))
+_copy = derivative("copy_", name="CopyBackwards",
+                   self=lambda grad: grad.new_zeros(()).expand(grad.shape),
+                   src=lambda grad, src_options: grad.to(dtype=src_options[0], device=src_options[1]))
+_copy.node_class._cpp_node = True      # hand-written in PyTorch: named "torch::autograd::CopyBackwards"
 derivative("fill_.Scalar", name="FillBackward2", self=lambda grad: grad.new_zeros(()).expand(grad.shape))
 derivative("fill_.Tensor", name="FillBackward3", self=lambda grad: grad.new_zeros(()).expand(grad.shape),
            value=lambda grad: grad.sum())
