@@ -141,11 +141,12 @@ def getitem(self, index):
     return basic_getitem(self, index, skip_full_slices=not lone_slice)
 
 
-def _strip_leading_ones(value, ndim):
-    """PyTorch lets `x[0] = v` take a v with extra leading size-1 dims (copy_to's slicePrefix1sSize)."""
-    while value.dim() > ndim and value._sizes[0] == 1:
-        value = views.squeeze(value, 0)
-    return value
+def _without_leading_ones(sizes):
+    """PyTorch's slicePrefix1sSize: `sizes` without its leading 1s."""
+    i = 0
+    while i < len(sizes) and sizes[i] == 1:
+        i += 1
+    return tuple(sizes[i:])
 
 
 def _type_name(obj):
@@ -181,10 +182,24 @@ def setitem(self, index, value):
         return
     # (`x[:] = v` and `x[...] = v` write into x itself, as PyTorch's copy_to does: no view in between)
     target = basic_getitem(self, index, alias=False)
-    if value.dim() == 0 and target._sizes != value._sizes:
-        target.fill_(value)      # PyTorch's copy_to: a 0-dim value fills
+    copy_to(target, value)
+
+
+def copy_to(dst, src):
+    """PyTorch's `copy_to` (python_variable_indexing.cpp): how `dst[...] = src` writes.
+
+    Same shape: copy. A 0-dim value: fill. Otherwise view `src` without its leading size-1 dims
+    (`slicePrefix1sSize`), expand it to `dst`'s shape, and copy: `x[0] = v[None]` works.
+    """
+    if dst._sizes == src._sizes:
+        dst.copy_(src)
+    elif src.dim() == 0 and src.device.type == "cpu":
+        dst.fill_(src)
     else:
-        target.copy_(_strip_leading_ones(value, target.dim()))
+        view = views.tensor_view(src, _without_leading_ones(src._sizes))
+        if view._sizes != dst._sizes:
+            view = views.expand(view, dst._sizes)
+        dst.copy_(view)
 
 
 Tensor.__getitem__ = getitem
