@@ -231,3 +231,55 @@ def not_differentiable(*op_names):
     from .variable_type import register_non_differentiable
     for n in op_names:
         register_non_differentiable(dispatcher.lookup(n))
+
+
+# ---- one op, several PyTorch overloads -----------------------------------------------------------------
+# PyTorch has `pow.Tensor_Scalar`, `pow.Tensor_Tensor` and `pow.Scalar`, each with its own node name
+# (PowBackward0/1/2); teachtorch has one op that also takes Python numbers. `overloads` gives such an op one
+# formula per PyTorch overload and picks, per call, the one PyTorch would have run.
+
+
+def _inplace_twin(op):
+    s = op.schema
+    twin = dispatcher.OPERATORS.get(f"{op.namespace}::{s.name}_" + (f".{s.overload}" if s.overload else ""))
+    return twin if twin is not None and twin.schema.mutable_positions == [0] else None
+
+
+def overloads(op_name, pick, variants):
+    """Give `op_name` one formula per PyTorch overload; `pick(*args)` names the overload a call stands for.
+
+    `variants` maps each overload to `(node name, {input: formula})`, or to None where PyTorch has no
+    formula (backward then fails with "the derivative ... is not implemented"). The first variant is the
+    one listed in the derivatives table. The op and its in-place twin get an autograd kernel that hands
+    each call on to the kernel made for its overload.
+    """
+    import functools
+
+    from .._dispatch_key import Autograd
+    from .variable_type import autograd_fallback, register_formula_kernels
+    op = dispatcher.lookup(op_name)
+    twin = _inplace_twin(op)
+    kernels, twin_kernels = {}, {}
+    for i, (overload, spec) in enumerate(variants.items()):
+        if spec is None:
+            kernels[overload] = functools.partial(autograd_fallback, op)
+            twin_kernels[overload] = twin and functools.partial(autograd_fallback, twin)
+            continue
+        node_name, entries = spec
+        if i == 0:
+            derivative(op_name, name=node_name, entries=entries)
+        else:
+            register_formula_kernels(op, Formula(op, node_name, entries))
+        kernels[overload] = op.kernels[Autograd]
+        twin_kernels[overload] = twin and twin.kernels[Autograd]
+
+    def kernel_for(target, table):
+        def autograd_kernel(ks, *args):
+            return table[pick(*args)](ks, *args)
+        autograd_kernel.__qualname__ = f"VariableType::{target.schema.full_name}"
+        dispatcher.impl(target, Autograd, autograd_kernel)
+
+    kernel_for(op, kernels)
+    if twin is not None:
+        kernel_for(twin, twin_kernels)
+    return FORMULAS[op.schema.full_name]

@@ -5,7 +5,7 @@ exists (PyTorch splits them the same way: torch/_tensor.py and python_variable.c
 """
 
 from .._tensor import Tensor
-from . import api, variable, views
+from . import api, views
 from .node import add_hook
 
 

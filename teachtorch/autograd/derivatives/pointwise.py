@@ -19,69 +19,23 @@ clamp passes the gradient *at* the boundary, `maximum(a, a)` splits it evenly be
 
 PyTorch often has several overloads of one op, each with its own entry in derivatives.yaml and its own
 node name: `pow.Tensor_Scalar` (x ** 2, PowBackward0), `pow.Tensor_Tensor` (x ** y, PowBackward1) and
-`pow.Scalar` (2 ** x, PowBackward2). teachtorch has one op that also takes Python numbers; `_overloads`
-below gives it one formula per PyTorch overload and lets each call pick the one PyTorch would have run.
+`pow.Scalar` (2 ** x, PowBackward2). teachtorch has one op that also takes Python numbers; `overloads`
+(derivative.py) gives it one formula per PyTorch overload and lets each call pick the one PyTorch would have run.
 
 Every formula is made of teachtorch ops, so it is differentiable in turn (gradients of gradients).
 """
 
-import functools
 import math
 
 from ... import ops
 from ...ops.pointwise_more import threshold_backward
 from ..._dtype import float64
-from ..._dispatch_key import Autograd
 from ..._tensor import Tensor
-from ...dispatch import dispatcher
-from ..derivative import FORMULAS, Formula, derivative
-from ..variable_type import autograd_fallback, register_formula_kernels
+from ..derivative import derivative, overloads
 
 
 def _is_number(x):
     return not isinstance(x, Tensor)
-
-
-def _inplace_twin(op):
-    s = op.schema
-    twin = dispatcher.OPERATORS.get(f"{op.namespace}::{s.name}_" + (f".{s.overload}" if s.overload else ""))
-    return twin if twin is not None and twin.schema.mutable_positions == [0] else None
-
-
-def _overloads(op_name, pick, variants):
-    """Give `op_name` one formula per PyTorch overload; `pick(*args)` names the overload a call stands for.
-
-    `variants` maps each overload to `(node name, {input: formula})`, or to None where PyTorch has no
-    formula (backward then fails with "the derivative ... is not implemented"). The first variant is the
-    one listed in the derivatives table. The op and its in-place twin get an autograd kernel that hands
-    each call on to the kernel made for its overload.
-    """
-    op = dispatcher.lookup(op_name)
-    twin = _inplace_twin(op)
-    kernels, twin_kernels = {}, {}
-    for i, (overload, spec) in enumerate(variants.items()):
-        if spec is None:
-            kernels[overload] = functools.partial(autograd_fallback, op)
-            twin_kernels[overload] = twin and functools.partial(autograd_fallback, twin)
-            continue
-        node_name, entries = spec
-        if i == 0:
-            derivative(op_name, name=node_name, entries=entries)
-        else:
-            register_formula_kernels(op, Formula(op, node_name, entries))
-        kernels[overload] = op.kernels[Autograd]
-        twin_kernels[overload] = twin and twin.kernels[Autograd]
-
-    def kernel_for(target, table):
-        def autograd_kernel(ks, *args):
-            return table[pick(*args)](ks, *args)
-        autograd_kernel.__qualname__ = f"VariableType::{target.schema.full_name}"
-        dispatcher.impl(target, Autograd, autograd_kernel)
-
-    kernel_for(op, kernels)
-    if twin is not None:
-        kernel_for(twin, twin_kernels)
-    return FORMULAS[op.schema.full_name]
 
 
 def _not_implemented(name):
@@ -118,7 +72,7 @@ derivative("sub.Tensor", self=lambda grad: grad, other=lambda grad, alpha: _mayb
 derivative("mul.Tensor", self=lambda grad, other: grad * other, other=lambda grad, self: grad * self)
 derivative("neg", self=lambda grad: grad.neg())
 # `2 - x` is rsub(x, 2): rsub.Scalar in PyTorch, a node of its own.
-_overloads("rsub.Tensor", lambda self, other, alpha: "Scalar" if _is_number(other) else "Tensor", {
+overloads("rsub.Tensor", lambda self, other, alpha: "Scalar" if _is_number(other) else "Tensor", {
     "Tensor": ("RsubBackward0", {"self": lambda grad, alpha: _maybe_multiply(-grad, alpha),
                                  "other": lambda grad: grad}),
     "Scalar": ("RsubBackward1", {"self": lambda grad, alpha: _maybe_multiply(-grad, alpha)}),
@@ -142,7 +96,7 @@ derivative("div.Tensor_mode", name="DivBackward2",
 
 # remainder(a, b) = a - floor(a / b) * b: the quotient is piecewise constant, so d/da = 1, d/db = -floor(a/b).
 # PyTorch has no formula for `2 % x` (remainder.Scalar_Tensor): backward fails there.
-_overloads("remainder.Tensor",
+overloads("remainder.Tensor",
            lambda self, other: "Scalar_Tensor" if _is_number(self) else "Scalar" if _is_number(other) else "Tensor", {
                "Tensor": ("RemainderBackward1", {
                    "self": lambda grad: grad,
@@ -151,7 +105,7 @@ _overloads("remainder.Tensor",
                "Scalar_Tensor": None,
            })
 # fmod(a, b) = a - trunc(a / b) * b
-_overloads("fmod.Tensor", lambda self, other: "Scalar" if _is_number(other) else "Tensor", {
+overloads("fmod.Tensor", lambda self, other: "Scalar" if _is_number(other) else "Tensor", {
     "Tensor": ("FmodBackward1", {
         "self": lambda grad: grad,
         "other": lambda grad, self, other: -grad * self.div(other, rounding_mode="trunc")}),
@@ -191,7 +145,7 @@ def _pow_overload(self, exponent):
     return "Tensor_Scalar" if _is_number(exponent) else "Scalar" if _is_number(self) else "Tensor_Tensor"
 
 
-_overloads("pow.Tensor_Tensor", _pow_overload, {
+overloads("pow.Tensor_Tensor", _pow_overload, {
     "Tensor_Tensor": ("PowBackward1", {
         "self": lambda grad, self, exponent: _pow_backward_self(grad, self, exponent),
         "exponent": _pow_backward_exponent}),
@@ -207,7 +161,7 @@ def _double(x):
     return float(x) if _is_number(x) else x.to(float64)
 
 
-_overloads("float_power.Tensor_Tensor", _pow_overload, {
+overloads("float_power.Tensor_Tensor", _pow_overload, {
     "Tensor_Tensor": ("PowBackward1", {
         "self": lambda grad, self, exponent: _pow_backward_self(grad, _double(self), _double(exponent)),
         "exponent": lambda grad, self, exponent, result:
@@ -305,7 +259,7 @@ derivative("round.decimals", name="RoundBackward1", self=_zeros)
 derivative("frac", self=lambda grad: grad)
 # copysign(a, b) = |a| sign(b): d/da is result / a (+-1), and 0 at a == 0 as for abs; nothing for b.
 _copysign_self = lambda grad, self, result: grad * (result / self).masked_fill(self == 0, 0)   # noqa: E731
-_overloads("copysign.Tensor", lambda self, other: "Scalar" if _is_number(other) else "Tensor", {
+overloads("copysign.Tensor", lambda self, other: "Scalar" if _is_number(other) else "Tensor", {
     "Tensor": ("CopysignBackward0", {"self": _copysign_self, "other": _zeros_for_other}),
     "Scalar": ("CopysignBackward1", {"self": _copysign_self}),
 })
@@ -331,7 +285,7 @@ def _xlogy_overload(self, other):
     return "Scalar_Self" if _is_number(self) else "Scalar_Other" if _is_number(other) else "Tensor"
 
 
-_overloads("xlogy.Tensor", _xlogy_overload, {
+overloads("xlogy.Tensor", _xlogy_overload, {
     "Tensor": ("XlogyBackward0", {"self": _xlogy_self, "other": lambda grad, self, other: grad * self / other}),
     "Scalar_Self": ("XlogyBackward1", {"other": lambda grad, self, other: grad * self / other}),
     "Scalar_Other": ("XlogyBackward2", {"self": _xlogy_self_scalar_other}),
@@ -388,16 +342,16 @@ def _clamp_backward_min_max(grad, self, min, max, grad_input_mask):
     return grad_min, grad_max
 
 
-_overloads("clamp.Tensor", lambda self, min, max: "Scalar" if _is_number(min) and _is_number(max) else "Tensor", {
+overloads("clamp.Tensor", lambda self, min, max: "Scalar" if _is_number(min) and _is_number(max) else "Tensor", {
     "Tensor": ("ClampBackward0", {"self": _clamp_backward, "min, max": _clamp_backward_min_max}),
     "Scalar": ("ClampBackward1", {"self": _clamp_backward}),
 })
-_overloads("clamp_min.Tensor", lambda self, min: "Scalar" if _is_number(min) else "Tensor", {
+overloads("clamp_min.Tensor", lambda self, min: "Scalar" if _is_number(min) else "Tensor", {
     "Tensor": ("ClampMinBackward1", {"self": lambda grad, self, min: ops.where(self >= min, grad, 0.0),
                                      "min": lambda grad, self, min: ops.where(self < min, grad, 0.0)}),
     "Scalar": ("ClampMinBackward0", {"self": lambda grad, self, min: ops.where(self >= min, grad, 0.0)}),
 })
-_overloads("clamp_max.Tensor", lambda self, max: "Scalar" if _is_number(max) else "Tensor", {
+overloads("clamp_max.Tensor", lambda self, max: "Scalar" if _is_number(max) else "Tensor", {
     "Tensor": ("ClampMaxBackward1", {"self": lambda grad, self, max: ops.where(self <= max, grad, 0.0),
                                      "max": lambda grad, self, max: ops.where(self > max, grad, 0.0)}),
     "Scalar": ("ClampMaxBackward0", {"self": lambda grad, self, max: ops.where(self <= max, grad, 0.0)}),
@@ -410,7 +364,7 @@ _overloads("clamp_max.Tensor", lambda self, max: "Scalar" if _is_number(max) els
 derivative("where.self", self=lambda grad, condition: ops.where(condition, grad, 0.0),
            other=lambda grad, condition: ops.where(condition, 0.0, grad))
 # lerp(a, b, w) = a + w (b - a)
-_overloads("lerp.Tensor", lambda self, end, weight: "Scalar" if _is_number(weight) else "Tensor", {
+overloads("lerp.Tensor", lambda self, end, weight: "Scalar" if _is_number(weight) else "Tensor", {
     "Tensor": ("LerpBackward1", {"self": lambda grad, weight: grad * (1 - weight),
                                  "end": lambda grad, weight: grad * weight,
                                  "weight": lambda grad, self, end: grad * (end - self)}),
@@ -429,7 +383,7 @@ derivative("addcdiv", self=lambda grad: grad,
 # `x.eq_(y)` writes 0s and 1s into a float x: a constant, so no gradient for either input.
 
 for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
-    _overloads(f"{_name}_.Tensor", lambda self, other: "Scalar" if _is_number(other) else "Tensor", {
+    overloads(f"{_name}_.Tensor", lambda self, other: "Scalar" if _is_number(other) else "Tensor", {
         "Tensor": (f"{_name.capitalize()}Backward1", {"self": _zeros, "other": _zeros_for_other}),
         "Scalar": (f"{_name.capitalize()}Backward0", {"self": _zeros}),
     })

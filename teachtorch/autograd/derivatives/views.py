@@ -8,7 +8,7 @@ with the gradient written into the same view of it; an expand sums the copies ba
 
 from ... import ops
 from ...ops.views import slice_kernel
-from ..derivative import derivative, not_differentiable
+from ..derivative import derivative, not_differentiable, overloads
 from ..functions_manual import as_strided_backward, sum_to
 
 
@@ -53,7 +53,11 @@ derivative("t", self=lambda grad: grad.t())
 derivative("transpose.int", self=lambda grad, dim0, dim1: grad.transpose(dim0, dim1))
 derivative("permute", self=lambda grad, dims: grad.permute(_inverse(dims)))
 derivative("unsqueeze", self=lambda grad, dim: grad.squeeze(dim))
-derivative("squeeze.dims", self=lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes))
+# squeeze(), squeeze(dim) and squeeze(dims) are three ops in PyTorch (SqueezeBackward0/1/2); one here.
+_unsqueeze_back = {"self": lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes)}
+overloads("squeeze.dims", lambda self, dim=None: "" if dim is None else ("dim" if isinstance(dim, int) else "dims"),
+          {"": ("SqueezeBackward0", _unsqueeze_back), "dim": ("SqueezeBackward1", _unsqueeze_back),
+           "dims": ("SqueezeBackward2", _unsqueeze_back)})
 derivative("expand", self=lambda grad, self_sym_sizes: sum_to(grad, self_sym_sizes))
 derivative("select.int",
            self=lambda grad, self_sym_sizes, dim, index:
