@@ -114,11 +114,21 @@ def _unsafe_view_kernel(ks, self, size):
 impl(_unsafe_view_op, CompositeExplicitAutograd, _unsafe_view_kernel)
 
 
+@view_op("_reshape_alias(Tensor(a) self, SymInt[] size, SymInt[] stride) -> Tensor(a)")
+def _reshape_alias(self, size, stride):
+    """A view with given sizes and strides that `reshape` has already worked out (PyTorch's _reshape_alias)."""
+    return _view_of(self, self._offset, size, stride)
+
+
 @composite("reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)")
 def reshape_kernel(self, shape):
     shape = infer_size(shape, self.numel())
-    if compute_view_strides(self._sizes, self._strides, shape) is not None:
+    if self.is_contiguous():
         return view(self, shape)
+    strides = compute_view_strides(self._sizes, self._strides, shape)
+    if strides is not None:
+        # not contiguous, but these elements can still be shown in this shape: a view with these strides
+        return _reshape_alias(self, shape, strides)
     # No view can show these elements in this order: copy them into a fresh contiguous tensor.
     # PyTorch uses `_unsafe_view` here so the copy is not linked to the input as a view (_base stays None).
     return _unsafe_view_op(self.clone(memory_format="contiguous_format"), shape)

@@ -48,6 +48,7 @@ def _inverse(dims):
 
 derivative("view", self=lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes))
 derivative("_unsafe_view", self=lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes))
+derivative("_reshape_alias", self=lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes))
 derivative("alias", self=lambda grad: grad)
 derivative("t", self=lambda grad: grad.t())
 derivative("transpose.int", self=lambda grad, dim0, dim1: grad.transpose(dim0, dim1))
