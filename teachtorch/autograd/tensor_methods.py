@@ -113,9 +113,9 @@ def retain_grad(self):
     """Keep `.grad` for this non-leaf too (a hook on its grad_fn that stores the incoming gradient)."""
     if not self.requires_grad:
         raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    if self._grad_fn is None or self.__dict__.get("_retains_grad"):
+        return          # a leaf keeps .grad anyway (PyTorch asks the grad_fn field, without rebuilding it)
     fn = self.grad_fn
-    if fn is None or self.__dict__.get("_retains_grad"):
-        return
     self._retains_grad = True
     me = _WeakTensor(self)
 

@@ -70,12 +70,9 @@ def _consumed(i):
 
 def is_full_slice(size, start, stop, step):
     """Does `start:stop:step` take a whole dim of `size`? PyTorch's applySlice then skips the slice op
-    (so `x[:, 1]` is one `select`, and `t[:, idx] = v` writes into `t` itself)."""
-    if step != 1:
-        return False
-    start = 0 if start is None else (start + size if start < 0 else start)
-    stop = size if stop is None else (stop + size if stop < 0 else stop)
-    return start <= 0 and stop >= size
+    (so `x[:, 1]` is one `select`, and `t[:, idx] = v` writes into `t` itself). It looks at the numbers as
+    written: `0:` and `:size` count, `-size:` does not."""
+    return step == 1 and (start is None or start == 0) and (stop is None or stop >= size)
 
 
 def basic_getitem(self, index, skip_full_slices=True, alias=True):
