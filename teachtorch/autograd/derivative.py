@@ -75,11 +75,14 @@ class FormulaNode(Node):
         if all(g is None for g in grads):
             return [None] * n
         out = [None] * n
+        # Unpack every saved value first, inputs then outputs, each sorted by name, as PyTorch's generated
+        # apply() does: the version checks (and which tensor an error names) do not depend on the formulas.
+        saved = {name: self._value(name, grads, ()) for name in self.formula.saved_order}
         for names, fn, params in self.formula.entries:
             mask = [self._needs(name) for name in names]
             if not any(mask):
                 continue
-            args = [self._value(p, grads, mask) for p in params]
+            args = [saved[p] if p in saved else self._value(p, grads, mask) for p in params]
             r = fn(*args)
             for name, value in zip(names, (r,) if len(names) == 1 else r):
                 start, count = self._slots[name]
@@ -196,6 +199,7 @@ class Formula:
                 else:
                     raise ValueError(f"{op.name}: formula parameter {p!r} is not an argument, output or "
                                      f"grad of {schema}")
+        self.saved_order = [name for name, _, _ in self.save_args] + [name for name, _ in self.save_outputs]
         self.node_class = type(node_name, (FormulaNode,), {"formula": self})
         self.node_class.__module__ = "teachtorch.autograd.generated"
 
