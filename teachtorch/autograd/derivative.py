@@ -77,7 +77,7 @@ class FormulaNode(Node):
         out = [None] * n
         # Unpack every saved value first, inputs then outputs, each sorted by name, as PyTorch's generated
         # apply() does: the version checks (and which tensor an error names) do not depend on the formulas.
-        saved = {name: self._value(name, grads, ()) for name in self.formula.saved_order}
+        saved = {name: self._value(name, grads, ()) for name in self.formula.saved_order if name in self._saved}
         for names, fn, params in self.formula.entries:
             mask = [self._needs(name) for name in names]
             if not any(mask):

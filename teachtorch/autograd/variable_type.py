@@ -93,8 +93,19 @@ def record(op, formula, ks, args, inplace):
     # (gradient_edge gives None for an input that does not require grad: its formula is never run)
     # 2. Save what the formulas read, before the op runs. An in-place op overwrites `self`, so it saves
     #    a copy of the old value (PyTorch's `original_self`).
+    #    Only what the formulas of inputs that need a gradient read is saved (PyTorch's codegen guards each
+    #    save with should_compute_output): a tensor no needed formula reads may change in place later.
+    wanted = set()
+    for names, _, params in formula.entries:
+        for n in names:
+            start, count = slots[n]
+            if any(e is not None for e in (edges[start:start + count] if count is not None else (edges[start],))):
+                wanted.update(params)
+                break
     saved = {}
     for name, pos, kind in formula.save_args:
+        if name not in wanted:
+            continue
         v = args[pos]
         if kind is not None and kind != "tensor":
             saved[name] = derived_value(kind, v)
@@ -120,6 +131,8 @@ def record(op, formula, ks, args, inplace):
     if formula.save_outputs:
         outs = _outputs(out)
         for name, i in formula.save_outputs:
+            if name not in wanted:
+                continue
             t = outs[i]
             saved[name] = SavedVariable(t, is_output=t.grad_fn is node)
     return out
