@@ -84,7 +84,7 @@ def execute(root_edges, root_grads, keep_graph, create_graph, inputs=None, accum
             grads = task.buffers.pop(node)
             owned = task.owned.pop(node, None)
             if trace is not None:
-                trace.backward_node = type(node).__name__
+                trace.backward_node = node
             outputs = evaluate_function(task, node, grads, owned, events)
             if outputs is None:       # not needed for autograd.grad's inputs: skipped
                 continue

@@ -125,7 +125,8 @@ class GraphInfo:
 
 
 def node_id(node):
-    return node.__dict__.setdefault("_id", id(node))
+    """A node's id: Python's id(), which never changes while the node lives (dispatch traces use it too)."""
+    return id(node)
 
 
 def walk(tensors):

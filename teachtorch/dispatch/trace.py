@@ -63,7 +63,8 @@ class DispatchEvent:
     outputs: list = field(default_factory=list)
     duration_ns: int = 0
     error: str | None = None
-    backward_node: str | None = None   # the autograd node this op ran for, None in forward
+    backward_node: str | None = None   # the autograd node this op ran for ("MulBackward0"), None in forward
+    backward_node_id: int | None = None  # that node's id, as autograd.graph.walk numbers it
 
     @property
     def aten_name(self):
@@ -80,7 +81,7 @@ class trace:
         self._names = {}          # id(tensor) -> (weakref, "$n")
         self._next_name = 0
         self._previous = None
-        self.backward_node = None     # set by the autograd engine while a backward node runs
+        self.backward_node = None     # the Node the autograd engine is running (set by the engine)
         self.backward_events = []     # the autograd engine's events (autograd.graph.BackwardEvent)
 
     # -- context manager --
@@ -99,12 +100,15 @@ class trace:
     # -- recording: called by the dispatcher instead of the kernel while this trace is active --
     def hop(self, op, key, ks, args):
         kernel = op.table[key]
+        node = self.backward_node
         parent = self._stack[-1] if self._stack else None
         ev = DispatchEvent(
             index=len(self.events), parent=parent, depth=len(self._stack), op=op.name,
             key=_dispatch_key.DispatchKey(key).name if key >= 0 else "Undefined",
             kernel=dispatcher._qualname(kernel), keyset=_dispatch_key.keyset_names(ks),
-            inputs=[self._describe(a) for a in args], backward_node=self.backward_node,
+            inputs=[self._describe(a) for a in args],
+            backward_node=None if node is None else type(node).__name__,
+            backward_node_id=None if node is None else id(node),
         )
         self.events.append(ev)
         self._stack.append(ev.index)
