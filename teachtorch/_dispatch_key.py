@@ -71,4 +71,10 @@ KEYS_OF_DEVICE = {
 
 def keyset_names(ks):
     """The keys in a key set, highest priority first: `keyset_names(0b1000100001)`."""
-    return [k.name for k in reversed(DispatchKey) if ks >> k & 1]
+    names = _KEYSET_NAMES.get(ks)
+    if names is None:           # remembered: a dispatch trace asks on every hop, with a handful of key sets
+        names = _KEYSET_NAMES[ks] = tuple(k.name for k in reversed(DispatchKey) if ks >> k & 1)
+    return list(names)
+
+
+_KEYSET_NAMES = {}

@@ -21,9 +21,10 @@ from ._device import cpu, meta
 class UntypedStorage:
     """A flat byte buffer. `UntypedStorage(nbytes)` allocates zeroed bytes on the cpu."""
 
-    __slots__ = ("_data", "device", "_nbytes", "__weakref__")
+    __slots__ = ("_data", "device", "_nbytes", "_ptr", "__weakref__")
 
     def __init__(self, nbytes=0, *, device=None, _data=None):
+        self._ptr = None
         self.device = cpu if device is None else device
         if _data is not None:
             self._data = _data
@@ -40,6 +41,7 @@ class UntypedStorage:
         """A storage over the bytes of a fresh C-contiguous array (a kernel's result); no copy."""
         s = object.__new__(cls)
         s._data = array
+        s._ptr = None
         s._nbytes = array.nbytes
         s.device = cpu
         return s
@@ -58,9 +60,9 @@ class UntypedStorage:
 
     def data_ptr(self):
         """The address of the first byte. Two storages alias only if they are the same storage."""
-        if self._data is None:
-            return 0
-        return self._data.__array_interface__["data"][0]
+        if self._ptr is None:       # the bytes never move, so ask NumPy once (traces ask on every op)
+            self._ptr = 0 if self._data is None else self._data.__array_interface__["data"][0]
+        return self._ptr
 
     def typed_array(self, dtype, offset, sizes, strides):
         """The NumPy view of a tensor: `(offset, sizes, strides)` in elements of `dtype`, over these bytes."""

@@ -22,7 +22,7 @@ import time
 import weakref
 from dataclasses import dataclass, field
 
-from .. import _dispatch_key
+from .. import _dispatch_key, _strides
 from .._tensor import Tensor
 from . import dispatcher
 
@@ -30,7 +30,7 @@ DTYPE_ABBRS = {"float64": "f64", "float32": "f32", "float16": "f16", "int64": "i
                "int16": "i16", "int8": "i8", "uint8": "u8", "bool": "b8"}
 
 
-@dataclass
+@dataclass(slots=True)
 class TensorInfo:
     """What a trace records of a tensor: its name in the trace and its metadata, not its values."""
 
@@ -40,15 +40,18 @@ class TensorInfo:
     storage_offset: int
     dtype: str
     device: str
-    storage_id: int           # data_ptr() of the storage: equal ids mean the tensors alias
+    storage_id: int           # id() of the storage object: equal ids mean the tensors share memory (alias)
     version: int
-    is_contiguous: bool
+
+    @property
+    def is_contiguous(self):
+        return _strides.is_contiguous(self.sizes, self.strides)
 
     def short(self):
         return f"{DTYPE_ABBRS.get(self.dtype, self.dtype)}[{', '.join(map(str, self.sizes))}]"
 
 
-@dataclass
+@dataclass(slots=True)
 class DispatchEvent:
     """One hop: the kernel that ran for `op` at dispatch `key`."""
 
@@ -58,7 +61,7 @@ class DispatchEvent:
     op: str                   # "aten::add.Tensor"
     key: str                  # "AutogradCPU", "CPU", ...
     kernel: str               # the kernel's qualified name
-    keyset: list              # the call's key set at this hop, highest first
+    ks: int                   # the call's key set at this hop (a bit set; `keyset` names its keys)
     inputs: list              # TensorInfo for tensors, repr text for everything else
     outputs: list = field(default_factory=list)
     duration_ns: int = 0
@@ -67,17 +70,28 @@ class DispatchEvent:
     backward_node_id: int | None = None  # that node's id, as autograd.graph.walk numbers it
 
     @property
+    def keyset(self):
+        return _dispatch_key.keyset_names(self.ks)       # ["AutogradCPU", "CPU"], highest first
+
+    @property
     def aten_name(self):
         return dispatcher.python_name(self.op)     # "aten.add.Tensor", "aten.sum.default"
+
+
+_KEY_NAMES = {k.value: k.name for k in _dispatch_key.DispatchKey}
 
 
 class trace:
     """Context manager that records every dispatcher hop while it is active."""
 
-    def __init__(self, on_event=None):
+    def __init__(self, on_event=None, max_events=None):
         self.events = []
         self.on_event = on_event
+        self.max_events = max_events  # keep only about this many recent hops (whole calls); None: all
+        self.dropped = 0              # hops left out to stay under max_events
+        self._count = 0               # hops seen; the next hop's index
         self._stack = []          # indices of the hops now running
+        self._ops = []            # and their ops
         self._names = {}          # id(tensor) -> (weakref, "$n")
         self._next_name = 0
         self._previous = None
@@ -97,21 +111,34 @@ class trace:
     def clear(self):
         self.events.clear()
 
+    def _trim(self):
+        """Drop the oldest calls, so that a long training loop keeps a bounded trace (the explorer's live view)."""
+        cut = len(self.events) - self.max_events
+        while cut < len(self.events) and self.events[cut].depth != 0:
+            cut += 1                  # never split a call from its hops
+        del self.events[:cut]
+        self.dropped += cut
+        self._names = {k: v for k, v in self._names.items() if v[0]() is not None}
+
     # -- recording: called by the dispatcher instead of the kernel while this trace is active --
     def hop(self, op, key, ks, args):
         kernel = op.table[key]
         node = self.backward_node
         parent = self._stack[-1] if self._stack else None
+        # The first hop of a call records its arguments; the hops that pass the same call on to lower keys
+        # only record where they went (their arguments are the call's).
+        new_call = parent is None or self._ops[-1] is not op
         ev = DispatchEvent(
-            index=len(self.events), parent=parent, depth=len(self._stack), op=op.name,
-            key=_dispatch_key.DispatchKey(key).name if key >= 0 else "Undefined",
-            kernel=dispatcher._qualname(kernel), keyset=_dispatch_key.keyset_names(ks),
-            inputs=[self._describe(a) for a in args],
+            index=self._count, parent=parent, depth=len(self._stack), op=op.name,
+            key=_KEY_NAMES.get(key, "Undefined"), kernel=dispatcher._qualname(kernel), ks=ks,
+            inputs=[self._describe(a) for a in args] if new_call else [],
             backward_node=None if node is None else type(node).__name__,
             backward_node_id=None if node is None else id(node),
         )
+        self._count += 1
         self.events.append(ev)
         self._stack.append(ev.index)
+        self._ops.append(op)
         start = time.perf_counter_ns()
         try:
             out = kernel(ks, *args)
@@ -121,10 +148,13 @@ class trace:
         finally:
             ev.duration_ns = time.perf_counter_ns() - start
             self._stack.pop()
-        outs = out if isinstance(out, (tuple, list)) else (out,)
-        ev.outputs = [self._describe(o) for o in outs]
+            self._ops.pop()
+        if new_call:
+            ev.outputs = [self._describe(o) for o in (out if isinstance(out, (tuple, list)) else (out,))]
         if self.on_event is not None:
             self.on_event(ev)
+        if self.max_events is not None and not self._stack and len(self.events) > 2 * self.max_events:
+            self._trim()
         return out
 
     def _name(self, t):
@@ -138,13 +168,18 @@ class trace:
 
     def _describe(self, a):
         if isinstance(a, Tensor):
+            storage = a._storage
             return TensorInfo(self._name(a), tuple(a._sizes), tuple(a._strides), a._offset, a.dtype.name,
-                              str(a.device), a._storage.data_ptr(), a._vc.value, a.is_contiguous())
+                              str(storage.device), id(storage), a._vc.value)
         if isinstance(a, (list, tuple)) and any(isinstance(x, Tensor) for x in a):
             return [self._describe(x) for x in a]
         return repr(a)
 
     # -- reading --
+    def event(self, index):
+        """The hop with this index (`ev.parent` is one); indices keep counting when old hops are dropped."""
+        return self.events[index - self.events[0].index]
+
     def ops(self):
         """The calls made from user code (depth 0), one per op."""
         return [e for e in self.events if e.depth == 0]
@@ -158,7 +193,7 @@ class trace:
                     lines.append(_logging_line(e))
                 continue
             indent = "  " * e.depth
-            if e.parent is None or self.events[e.parent].op != e.op:
+            if e.parent is None or self.event(e.parent).op != e.op:
                 lines.append(indent + _logging_line(e))     # a new op call starts here
             lines.append(f"{indent}  -> {e.key}: {e.kernel} ({e.duration_ns / 1000:.1f} us)")
         return "\n".join(lines)
