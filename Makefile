@@ -12,10 +12,11 @@ LESSONS_NB := $(LESSONS_PY:.py=.ipynb)
 # Jupyter refuses to start as root unless told it may.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: test lab bench clean graphviz notebooks
+.PHONY: test lab bench clean graphviz system-deps notebooks
 
-# Run the test suite (2 xdist workers); make fails when pytest fails.
-test: $(VENV)/.stamp-test
+# Run the test suite (2 xdist workers); make fails when pytest fails. The explorer's tests need the lab tools,
+# Graphviz and a Chromium for the browser tests (installed with apt-get when run as root).
+test: $(VENV)/.stamp-lab system-deps
 	$(PY) -m pytest -n 2 tests
 
 # Start JupyterLab on the lessons (extra flags via LAB_ARGS, e.g. LAB_ARGS="--no-browser --port=8888").
@@ -28,7 +29,7 @@ bench: $(VENV)/.stamp-test
 
 # Remove the virtual environment and every cache.
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis build dist *.egg-info
+	rm -rf $(VENV) .pytest_cache .hypothesis build dist *.egg-info test-artifacts
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 	find . -name .ipynb_checkpoints -type d -prune -exec rm -rf {} +
 
@@ -46,13 +47,25 @@ $(VENV)/.stamp-lab: pyproject.toml | $(PY)
 	$(PY) -m pip install -e '.[lab,test]'
 	touch $@
 
+# Graphviz's dot and Chromium (the browser tests drive Debian's Chromium with Playwright; Playwright's own
+# browser download does not work offline).
+system-deps: graphviz
+	@if ! command -v chromium >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" -eq 0 ]; then \
+	    apt-get update && apt-get install -y chromium; \
+	  else \
+	    echo "make test: chromium is missing; install it with: sudo apt-get install -y chromium" >&2; \
+	    exit 1; \
+	  fi; \
+	fi
+
 # Make sure Graphviz's dot exists (installed with apt-get when running as root).
 graphviz:
 	@if ! command -v dot >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" -eq 0 ]; then \
 	    apt-get update && apt-get install -y graphviz; \
 	  else \
-	    echo "make lab: Graphviz's dot is missing; install it with: sudo apt-get install -y graphviz" >&2; \
+	    echo "make: Graphviz's dot is missing; install it with: sudo apt-get install -y graphviz" >&2; \
 	    exit 1; \
 	  fi; \
 	fi

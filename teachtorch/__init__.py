@@ -7,6 +7,7 @@ The layers, each importing only those below it:
     backends/, kernels/              backend kernels (cpu on NumPy, cuda on CuPy)
     autograd/                        the autograd layer
     ops/                             the public functions and Tensor methods, one file per family
+    explorer/                        the visual explorer (pictures and Jupyter widgets), on top of it all
 """
 
 from . import _dtype
@@ -39,3 +40,12 @@ dtype = _dtype.dtype
 result_type = _dtype.result_type
 
 __version__ = "0.1.0"
+
+
+def explore(**options):
+    """`with teachtorch.explore() as ex:` draws storage, autograd graph and dispatch trace live (teachtorch.explorer).
+
+    The explorer is the layer above everything here; it is imported only when asked for, so the core never
+    needs Jupyter."""
+    from .explorer.widgets import explore as open_explorer
+    return open_explorer(**options)

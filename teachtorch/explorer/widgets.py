@@ -1,0 +1,193 @@
+"""The Jupyter widgets: StorageView, GraphView, TraceView, and the Explorer that `teachtorch.explore()` opens.
+
+Each is an anywidget (https://anywidget.dev): a Python object whose synced traits the browser draws with a
+small hand-written script from the top-level `widgets/` folder (frontend.py assembles it; nothing is loaded
+from the internet). Python pushes, the browser draws and handles every interaction (hover, stepping through
+backward, clicking a trace row) by itself, so the picture responds even while the kernel is busy running
+your cell. The traits are the snapshot: a second view of the same widget, or a re-opened notebook with
+saved widget state, draws the same picture from them.
+
+    StorageView(x, x.t())                  # tensors over their storage; .update(*tensors) redraws
+    GraphView(loss, params=model)          # the autograd graph; .update(...) redraws
+    TraceView(t)                           # a dispatch.trace as a table, loops folded
+    with teachtorch.explore() as ex: ...   # all three, live while the cell runs (recorder.py)
+
+Every widget also carries its picture as static SVG in its output (`_repr_mimebundle_`), so a notebook
+converted with nbconvert, viewed on GitHub or shown in the slides still shows it.
+
+The Python package jupyterlab-widgets (ipywidgets) and anywidget are needed only here: install
+`teachtorch[lab]`.
+"""
+
+import html
+
+try:
+    import anywidget
+    import traitlets
+except ImportError as e:        # the rest of the explorer works without Jupyter
+    raise ImportError("teachtorch's widgets need anywidget and ipywidgets: pip install 'teachtorch[lab]'") from e
+
+from . import frontend, graph_diagram, storage_diagram, trace_table
+from .recorder import Recorder
+
+
+class _View(anywidget.AnyWidget):
+    """What every teachtorch widget has: a flush counter, a title, and a static picture in its output."""
+
+    _kind = None
+    seq = traitlets.Int(0).tag(sync=True)
+    title = traitlets.Unicode("").tag(sync=True)
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        if "_kind" in cls.__dict__:       # not for the subclasses ipywidgets makes to add traits
+            cls._esm = frontend.esm_source(cls._kind)
+            cls._css = frontend.css_source()
+
+    def static_html(self):
+        """The picture without JavaScript (what nbconvert, GitHub and the slides show)."""
+        raise NotImplementedError
+
+    def _repr_mimebundle_(self, **kwargs):
+        data, metadata = super()._repr_mimebundle_(**kwargs)
+        data["text/html"] = self.static_html()
+        return data, metadata
+
+    def _set(self, snapshot, names):
+        """Set several traits in one message, and count the flush."""
+        with self.hold_sync():
+            for name in names:
+                if self.has_trait(name):
+                    setattr(self, name, snapshot[name])
+            self.seq += 1
+
+
+class StorageView(_View):
+    """Tensors drawn over their storage: logical grids tied to the flat storage strip."""
+
+    _kind = "storage"
+    storage_svg = traitlets.Unicode("").tag(sync=True)
+
+    def __init__(self, *tensors, title="", **render_options):
+        super().__init__(title=title)
+        self._options = render_options
+        if tensors:
+            self.update(*tensors)
+
+    def update(self, *tensors):
+        self._set({"storage_svg": storage_diagram.storage_svg(*tensors, **self._options)}, ["storage_svg"])
+
+    def static_html(self):
+        return _figure(self.title, self.storage_svg)
+
+
+class GraphView(_View):
+    """The autograd graph behind some tensors (Graphviz layout); step through a backward run it watched."""
+
+    _kind = "graph"
+    graph_svg = traitlets.Unicode("").tag(sync=True)
+    graph_dot = traitlets.Unicode("").tag(sync=True)
+    graph_steps = traitlets.List([]).tag(sync=True)
+
+    def __init__(self, *roots, params=None, title="", **render_options):
+        super().__init__(title=title)
+        self._params, self._options = params, render_options
+        if roots:
+            self.update(*roots)
+
+    def update(self, *roots, state=None):
+        dot = graph_diagram.graph_dot(list(roots), params=self._params, state=state, **self._options)
+        self._set({"graph_dot": dot, "graph_svg": graph_diagram.render_svg(dot),
+                   "graph_steps": list(state.steps) if state is not None else []},
+                  ["graph_dot", "graph_svg", "graph_steps"])
+
+    def backward(self, loss, **backward_kwargs):
+        """Run `loss.backward(...)` while watching it, then draw the graph with the steps it took."""
+        from ..autograd import graph
+        state = graph_diagram.BackwardState()
+        with graph.listen(state):
+            loss.backward(**backward_kwargs)
+        self.update(loss, state=state)
+
+    def static_html(self):
+        return _figure(self.title, self.graph_svg)
+
+
+class TraceView(_View):
+    """A dispatch trace as a table: each op's path through the dispatch keys, loops folded."""
+
+    _kind = "trace"
+    trace_rows = traitlets.List([]).tag(sync=True)
+    trace_note = traitlets.Unicode("").tag(sync=True)
+
+    def __init__(self, trace=None, title="", max_rows=300):
+        super().__init__(title=title)
+        self._max_rows = max_rows
+        if trace is not None:
+            self.update(trace)
+
+    def update(self, trace):
+        rows = trace_table.trace_rows(trace, fold=True, max_rows=self._max_rows)
+        self._set({"trace_rows": rows, "trace_note": ""}, ["trace_rows", "trace_note"])
+
+    def static_html(self):
+        return _figure(self.title, trace_table.trace_svg(self.trace_rows))
+
+
+class Explorer(_View):
+    """All three pictures in one widget, kept up to date by a Recorder while the `with` block runs."""
+
+    _kind = "explorer"
+    storage_svg = traitlets.Unicode("").tag(sync=True)
+    graph_svg = traitlets.Unicode("").tag(sync=True)
+    graph_dot = traitlets.Unicode("").tag(sync=True)
+    graph_steps = traitlets.List([]).tag(sync=True)
+    trace_rows = traitlets.List([]).tag(sync=True)
+    trace_note = traitlets.Unicode("").tag(sync=True)
+
+    def __init__(self, title="teachtorch explorer", params=None, display=True, **recorder_options):
+        super().__init__(title=title)
+        self.recorder = Recorder(on_flush=self._set, params=params, **recorder_options)
+        self._display = display
+
+    def show(self, *tensors):
+        """Draw these tensors in the storage pane (no arguments: the last op's tensors again)."""
+        self.recorder.show(*tensors)
+
+    def graph(self, *tensors, params=None):
+        """Draw the graph behind these tensors (no arguments: follow the latest output again)."""
+        self.recorder.graph(*tensors, params=params)
+
+    def __enter__(self):
+        if self._display:
+            _display(self)
+        self.recorder.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self.recorder.__exit__(*exc)
+
+    def static_html(self):
+        parts = [_figure("autograd graph", self.graph_svg), _figure("storage", self.storage_svg),
+                 _figure("dispatch trace", trace_table.trace_svg(self.trace_rows))]
+        return f"<div class='tt-static'><h4>{html.escape(self.title)}</h4>{''.join(parts)}</div>"
+
+
+def explore(params=None, **options):
+    """`with teachtorch.explore() as ex:` shows the storage, graph and trace of the code inside, live."""
+    return Explorer(params=params, **options)
+
+
+def _figure(title, svg):
+    head = f"<div style='font:12px monospace;opacity:.7'>{html.escape(title)}</div>" if title else ""
+    return f"<figure class='tt-static-figure' style='margin:4px 0'>{head}{svg}</figure>"
+
+
+def _display(widget):
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+    except ImportError:
+        return
+    if get_ipython() is not None:
+        display(widget)

@@ -1,0 +1,132 @@
+"""End to end: the explorer in a real JupyterLab 4 and Notebook 7, driven by Debian's Chromium through Playwright.
+
+A notebook cell runs a loop under `teachtorch.explore()`; the test watches the widget's `data-seq` (the
+number of pictures the kernel has pushed) grow *while the cell is still running*, which is the point of a
+live explorer, then checks the final picture. Screenshots go to the artifacts folder (see browser_support).
+"""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from browser_support import artifacts_dir, launch_chromium
+
+CELL = """\
+import time
+import teachtorch as tt
+x = tt.ones(3, requires_grad=True)
+with tt.explore() as ex:
+    for i in range(30):
+        y = (x * (i + 1)).exp().sum()
+        time.sleep(0.1)
+    y.backward()
+print("cell done", x.grad.shape)
+"""
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def jupyter_server(tmp_path_factory):
+    root = tmp_path_factory.mktemp("lab")
+    nb = {"cells": [{"cell_type": "code", "execution_count": None, "id": "c1", "metadata": {}, "outputs": [],
+                     "source": CELL}],
+          "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
+          "nbformat": 4, "nbformat_minor": 5}
+    (root / "live.ipynb").write_text(json.dumps(nb))
+    port = _free_port()
+    config = root / "jupyter_config.py"
+    config.write_text(
+        f"c.ServerApp.port = {port}\nc.ServerApp.port_retries = 0\nc.ServerApp.open_browser = False\n"
+        f"c.ServerApp.root_dir = {str(root)!r}\nc.IdentityProvider.token = ''\nc.ServerApp.password = ''\n"
+        "c.ServerApp.disable_check_xsrf = True\nc.LabApp.expose_app_in_browser = True\n"
+        "c.ServerApp.allow_root = True\n"
+        f"c.LabApp.workspaces_dir = {str(tmp_path_factory.mktemp('workspaces'))!r}\n")
+    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(root / "config"), JUPYTER_RUNTIME_DIR=str(root / "runtime"))
+    log = open(root / "server.log", "w")
+    proc = subprocess.Popen([sys.executable, "-m", "jupyterlab", f"--config={config}"], stdout=log,
+                            stderr=subprocess.STDOUT, env=env, cwd=root)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 90
+    while True:
+        try:
+            urllib.request.urlopen(url + "/api/status", timeout=2)
+            break
+        except OSError:
+            if proc.poll() is not None or time.time() > deadline:
+                proc.kill()
+                raise RuntimeError("jupyter lab did not start:\n" + (root / "server.log").read_text()[-3000:])
+            time.sleep(0.5)
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+def _seq(page):
+    return page.evaluate("() => { const w = document.querySelector('.tt-widget.tt-explorer');"
+                         " return w ? Number(w.dataset.seq) : null; }")
+
+
+def _run_live_cell(page, url, path, name):
+    page.goto(url + path)
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+    page.wait_for_function("() => window.jupyterapp !== undefined", timeout=60_000)
+    # wait until the kernel is idle, then run the cell
+    page.wait_for_selector(".jp-Notebook", timeout=60_000)
+    time.sleep(2)
+    page.click(".jp-Cell .jp-InputArea-editor")
+    page.keyboard.press("Shift+Enter")
+    page.wait_for_selector(".tt-widget.tt-explorer", timeout=60_000)
+    seen = []
+    running_while_seen = []
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        seq = _seq(page)
+        done = page.locator("text=cell done").count() > 0
+        if seq is not None:
+            seen.append(seq)
+            running_while_seen.append(not done)
+        if done:
+            break
+        time.sleep(0.2)
+    page.screenshot(path=str(artifacts_dir() / f"{name}.png"), full_page=True)
+    return seen, running_while_seen
+
+
+@pytest.mark.parametrize("frontend,path", [("jupyterlab", "/lab/tree/live.ipynb"),
+                                           ("notebook7", "/notebooks/live.ipynb")])
+def test_explorer_updates_while_the_cell_runs(jupyter_server, frontend, path):
+    with launch_chromium() as browser:
+        page = browser.new_page()
+        page.set_viewport_size({"width": 1400, "height": 1000})
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        seen, running = _run_live_cell(page, jupyter_server, path, f"explorer_{frontend}")
+        assert page.locator("text=cell done").count() > 0, "the cell did not finish"
+        # several distinct pictures arrived while the cell was still running
+        live = sorted({s for s, r in zip(seen, running) if r})
+        assert len(live) >= 3, f"data-seq seen while running: {live}"
+        # the final picture: the graph with its nodes, the storage diagram and the trace table
+        widget = page.locator(".tt-widget.tt-explorer")
+        assert widget.locator("svg .node").count() >= 3
+        assert widget.locator("svg.tt-storage .tt-elem").count() >= 3
+        assert widget.locator(".tt-trace-table .tt-row").count() >= 3
+        # the folded loop: mul, exp, sum repeated 30 times show up as rows counted x30
+        assert widget.locator(".tt-trace-table .tt-row[data-count='30']").count() >= 3
+        assert page.locator("text=IOPub message rate exceeded").count() == 0
+        assert not [e for e in errors if "teachtorch" in e or "tt-" in e], errors
