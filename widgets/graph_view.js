@@ -7,8 +7,8 @@
 function mountGraphPane(pane, model) {
   const bar = el_("div", "tt-toolbar");
   const buttons = {};
-  for (const [action, label, title] of [["first", "⏮", "before backward"], ["prev", "◀", "step back"],
-                                        ["next", "▶", "step forward"], ["last", "⏭", "after backward"]]) {
+  for (const [action, label, title] of [["first", "«", "before backward"], ["prev", "◀", "step back"],
+                                        ["next", "▶", "step forward"], ["last", "»", "after backward"]]) {
     const b = el_("button", "tt-button", label);
     b.dataset.action = action;
     b.title = title;
