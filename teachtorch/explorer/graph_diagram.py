@@ -130,7 +130,10 @@ def graph_dot(roots, params=None, state=None, max_nodes=400, show_saved=True, sa
                            node_attr={"shape": "box", "style": "filled", "fontname": "monospace",
                                       "fontsize": "11", "height": "0.3", "margin": "0.08,0.04"},
                            edge_attr={"arrowsize": "0.6", "fontname": "monospace", "fontsize": "9"})
-    for n in sorted((n for n in info.nodes if n.id in keep), key=lambda n: (n.sequence_nr, n.id)):
+    # Leaves first, then nodes in the order they were made: a graph that grows only adds at the end.
+    order = sorted((n for n in info.nodes if n.id in keep),
+                   key=lambda n: (n.variable is None, n.sequence_nr, n.id))
+    for n in order:
         nid = f"n{n.id}"
         lines = [n.name]
         hooks = [f"{k} {v}" for k, v in n.hooks.items() if v]
