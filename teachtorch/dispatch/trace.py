@@ -68,6 +68,8 @@ class DispatchEvent:
     error: str | None = None
     backward_node: str | None = None   # the autograd node this op ran for ("MulBackward0"), None in forward
     backward_node_id: int | None = None  # that node's id, as autograd.graph.walk numbers it
+    lower: list | None = None    # a trace that folds hops (the explorer's) lists here the (key, kernel,
+                                 # duration_ns) of the hops that passed this call on, instead of events
 
     @property
     def keyset(self):

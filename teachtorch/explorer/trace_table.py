@@ -83,7 +83,8 @@ def _row(first, path, inner):
     return {
         "section": "forward" if first.backward_node is None else "backward",
         "op": first.aten_name,
-        "path": [{"key": h.key, "kernel": h.kernel, "us": round(h.duration_ns / 1000, 1)} for h in path],
+        "path": [{"key": h.key, "kernel": h.kernel, "us": round(h.duration_ns / 1000, 1)} for h in path]
+        + [{"key": key, "kernel": kernel, "us": round(ns / 1000, 1)} for key, kernel, ns in first.lower or ()],
         "calls": inner,
         "inputs": [_tensor_dict(t) for t in ins],
         "outputs": [_tensor_dict(t) for t in outs],
