@@ -62,3 +62,16 @@ function redrawOnce(draws) {
     });
   };
 }
+
+// A widget that shows one pane (StorageView, GraphView, TraceView): the root, the pane, and redraws
+// when any of the pane's traits change.
+function mountSingle(el, model, kind, mountPane, traits) {
+  const root = makeRoot(el, kind, model);
+  const pane = el_("div", `tt-pane tt-${kind}-pane`);
+  root.appendChild(pane);
+  const redraw = redrawOnce({ pane: mountPane(pane, model) });
+  return onChanges(model, ["seq", ...traits], (name) => {
+    if (name === "seq") root.dataset.seq = String(model.get("seq"));
+    else redraw("pane");
+  });
+}

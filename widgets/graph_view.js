@@ -72,12 +72,5 @@ function mountGraphPane(pane, model) {
 }
 
 function mountGraph(el, model) {
-  const root = makeRoot(el, "graph", model);
-  const pane = el_("div", "tt-pane tt-graph-pane");
-  root.appendChild(pane);
-  const draw = mountGraphPane(pane, model);
-  return onChanges(model, ["graph_svg", "graph_steps", "seq"], (name) => {
-    if (name === "seq") root.dataset.seq = String(model.get("seq"));
-    else draw();
-  });
+  return mountSingle(el, model, "graph", mountGraphPane, ["graph_svg", "graph_steps"]);
 }

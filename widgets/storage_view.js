@@ -28,12 +28,5 @@ function mountStoragePane(pane, model) {
 }
 
 function mountStorage(el, model) {
-  const root = makeRoot(el, "storage", model);
-  const pane = el_("div", "tt-pane tt-storage-pane");
-  root.appendChild(pane);
-  const draw = mountStoragePane(pane, model);
-  return onChanges(model, ["storage_svg", "seq"], (name) => {
-    if (name === "seq") root.dataset.seq = String(model.get("seq"));
-    else draw();
-  });
+  return mountSingle(el, model, "storage", mountStoragePane, ["storage_svg"]);
 }

@@ -87,12 +87,5 @@ function mountTracePane(pane, model) {
 }
 
 function mountTrace(el, model) {
-  const root = makeRoot(el, "trace", model);
-  const pane = el_("div", "tt-pane tt-trace-pane");
-  root.appendChild(pane);
-  const draw = mountTracePane(pane, model);
-  return onChanges(model, ["trace_rows", "trace_note", "seq"], (name) => {
-    if (name === "seq") root.dataset.seq = String(model.get("seq"));
-    else draw();
-  });
+  return mountSingle(el, model, "trace", mountTracePane, ["trace_rows", "trace_note"]);
 }
