@@ -93,7 +93,7 @@ class Recorder:
         self.flushes = 0
         self.flush_seconds = 0.0
         self._shown = None                    # tensors passed to show(); None: the last op's tensors
-        self._last_tensors = []               # weak references to the last forward op's tensors
+        self._last_call = ((), None)          # the last forward op's arguments and result (kept until the next)
         self._graph_of = None                 # tensors passed to graph(); None: follow the latest output
         self._latest_output = None            # weak reference to the latest output that has a grad_fn
         self._backward_root = None            # the root node of the backward now running (or last run)
@@ -141,9 +141,8 @@ class Recorder:
     def _after_call(self, args, out, in_backward):
         self._calls += 1
         if not in_backward:
+            self._last_call = (args, out)     # sorted out only when the storage pane is drawn
             outs = out if isinstance(out, (tuple, list)) else (out,)
-            tensors = [t for t in (*args, *outs) if isinstance(t, Tensor)]
-            self._last_tensors = [weakref.ref(t) for t in tensors]
             for t in outs:
                 if isinstance(t, Tensor) and t.grad_fn is not None:
                     self._latest_output = weakref.ref(t)
@@ -196,7 +195,9 @@ class Recorder:
     def _draw_storage(self):
         tensors = self._shown
         if tensors is None:
-            tensors = [t for t in (r() for r in self._last_tensors) if t is not None]
+            args, out = self._last_call
+            outs = out if isinstance(out, (tuple, list)) else (out,)
+            tensors = [t for t in (*args, *outs) if isinstance(t, Tensor)]
         if not tensors:
             return ""
         labels = [self.trace._names[id(t)][1] if id(t) in self.trace._names else None for t in tensors]
