@@ -2,7 +2,7 @@
 
 A notebook cell runs a loop under `teachtorch.explore()`; the test watches the widget's `data-seq` (the
 number of pictures the kernel has pushed) grow *while the cell is still running*, which is the point of a
-live explorer, then checks the final picture. Screenshots go to the artifacts folder (see browser_support).
+live explorer, then checks the final picture. Screenshots go to $TT_ARTIFACTS or test-artifacts/ (see browser/harness.py).
 """
 
 import json
@@ -16,7 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import artifacts_dir, launch_chromium
+from browser.harness import artifacts_dir as _artifacts_dir, launch_chromium
+
+LOCAL = ("http://127.0.0.1", "http://localhost", "data:", "blob:", "about:")
+
+
+def artifacts_dir():
+    return _artifacts_dir(Path(__file__).resolve().parent.parent / "test-artifacts")
 
 CELL = """\
 import time
@@ -123,6 +129,9 @@ def _run_live_cell(page, url, path, name):
                                            ("notebook7", "/notebooks/live7.ipynb")])
 def test_explorer_updates_while_the_cell_runs(jupyter_server, frontend, path):
     with launch_chromium() as browser:
+        # JupyterLab talks to its own server on this machine; any other request is aborted
+        browser.route("**/*", lambda route: route.continue_() if route.request.url.startswith(LOCAL)
+                      else route.abort())
         page = browser.new_page()
         page.set_viewport_size({"width": 1400, "height": 1000})
         errors = []

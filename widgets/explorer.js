@@ -1,40 +1,65 @@
-// The explorer: the three panes in one widget, updated live by teachtorch.explore(). Clicking a trace
-// row lights (class tt-lit) the tensors whose storage the op touched and the graph node it ran for.
+// The explorer: the graph, storage and trace panes in one widget, kept up to date by
+// `with teachtorch.explore() as ex:` while the cell runs. Side by side on a wide cell, stacked on a
+// narrow one (explorer.css).
+//
+// The panes are tied together by the trace: clicking a row (a "tt-select" event from the trace pane)
+// lights, with class tt-lit, every view and storage cell of the storages the op touched and, for a
+// backward op, the graph node it ran for. A status line says what was lit, and what is not drawn.
+
+const EXPLORER_PANES = [
+  ["graph", "autograd graph", graphPane],
+  ["storage", "storage", storagePane],
+  ["trace", "dispatch trace", tracePane],
+];
 
 function mountExplorer(el, model) {
   const root = makeRoot(el, "explorer", model);
-  const title = el_("div", "tt-title", model.get("title"));
   const grid = el_("div", "tt-explorer-grid");
+  const hint = "click a trace row to light the storages it touched and its graph node";
+  const status = el_("div", "tt-status", hint);
+  root.append(grid, status);
+
   const panes = {};
-  for (const [name, heading] of [["graph", "autograd graph"], ["storage", "storage"], ["trace", "dispatch trace"]]) {
-    const box = el_("section", `tt-box tt-box-${name}`);
-    box.appendChild(el_("h4", "tt-heading", heading));
-    const pane = el_("div", `tt-pane tt-${name}-pane`);
-    box.appendChild(pane);
-    grid.appendChild(box);
-    panes[name] = pane;
+  for (const [name, heading, makePane] of EXPLORER_PANES) {
+    const section = el_("section", `tt-box tt-box-${name}`);
+    const box = el_("div", `tt-pane tt-${name}-pane`);
+    section.append(el_("h4", "tt-heading", heading), box);
+    grid.appendChild(section);
+    panes[name] = { box, ...makePane(box, model, root) };
   }
-  root.append(title, grid);
-  const draws = {
-    graph: mountGraphPane(panes.graph, model),
-    storage: mountStoragePane(panes.storage, model),
-    trace: mountTracePane(panes.trace, model),
-  };
-  const lit = lighter(root, "tt-lit");
-  root.addEventListener("tt-select", (event) => {
+
+  const lit = lighter("tt-lit");
+  let selection = null;                      // the detail of the last tt-select, while a row is selected
+
+  function lightSelection() {
     lit.clear();
-    const { storages, node } = event.detail;
-    for (const sid of storages) {
-      lit.light(`g.tt-view[data-storage="${sid}"], rect.tt-cell[data-storage="${sid}"]`);
+    if (!selection) {
+      status.textContent = hint;
+      return;
     }
-    if (node) lit.light(`.tt-graph-pane g[id="${node}"]`);
+    const storageBox = panes.storage.box;
+    let drawn = 0;
+    for (const sid of selection.storages) {
+      const views = storageBox.querySelectorAll(`g.tt-view[data-storage="${CSS.escape(sid)}"]`);
+      lit.light(views);
+      lit.light(storageBox.querySelectorAll(`rect.tt-cell[data-storage="${CSS.escape(sid)}"]`));
+      if (views.length) drawn += 1;
+    }
+    const node = selection.node && panes.graph.byId(selection.node);
+    if (node) {
+      lit.light([node]);
+      keepInView(panes.graph.canvas, node);
+    }
+    const n = selection.storages.length;
+    status.textContent = `row ${selection.row}: ${n} storage${n === 1 ? "" : "s"}, ${drawn} drawn in the storage pane` +
+      (selection.node ? `; graph node ${node ? "lit" : "not drawn"}` : "");
+  }
+
+  root.addEventListener("tt-select", (event) => {
+    selection = event.detail.row === null ? null : event.detail;
+    lightSelection();
   });
-  const which = { storage_svg: "storage", graph_svg: "graph", graph_steps: "graph", trace_rows: "trace",
-                  trace_note: "trace" };
-  const redraw = redrawOnce(draws);
-  return onChanges(model, ["seq", "title", ...Object.keys(which)], (name) => {
-    if (name === "seq") root.dataset.seq = String(model.get("seq"));
-    else if (name === "title") title.textContent = model.get("title");
-    else { lit.clear(); redraw(which[name]); }
-  });
+
+  // New pictures replace the lit elements: light the selection again in them.
+  return watchTraits(model, root, Object.values(panes), lightSelection);
 }

@@ -1,76 +1,117 @@
-// Graph view: the Graphviz SVG from teachtorch/explorer/graph_diagram.py, and a stepper that replays the
-// backward run it watched. graph_steps lists, in the order the engine did them, the nodes it ran
-// ({kind: "node", id}), the gradients it passed along edges ({kind: "gradient", edge}) and the leaves it
-// accumulated into ({kind: "accumulated", id}). At step k the first k are lit; Python's own marking of
-// the finished run is hidden meanwhile (the class tt-stepping on the pane), so un-reached nodes look plain.
+// Graph view: the Graphviz SVG of teachtorch/explorer/graph_diagram.py, and a stepper through the
+// backward run it watched.
+//
+// Graphviz keeps our ids: <g id="n123" class="node tt-fn"> is a backward node, <g id="e.." class="edge">
+// an autograd edge. graph_steps lists what the autograd engine did, in order:
+//     {kind: "node", id, name}                 it ran a node (MulBackward0, ...)
+//     {kind: "gradient", edge, from, to, shape} it passed a gradient along an edge
+//     {kind: "accumulated", id, leaf}          AccumulateGrad added a gradient into a leaf's .grad
+// At step k the first k steps are shown: nodes run get tt-step-ran, edges a gradient flowed along
+// tt-step-flowed, the k-th step's element tt-step-current. Python draws the finished run already marked
+// (classes tt-ran / tt-flowed); before the last step the canvas has class tt-stepping and the CSS draws
+// those marks plain again, so only what the first k steps did is lit.
 
-function mountGraphPane(pane, model) {
+const STEP_BUTTONS = [
+  ["first", "«", "before backward (Home)"],
+  ["prev", "◀", "step back (←)"],
+  ["next", "▶", "step forward (→)"],
+  ["last", "»", "after backward (End)"],
+];
+
+function describeStep(step) {
+  if (!step) return "before backward";
+  if (step.kind === "node") return `run ${step.name}`;
+  if (step.kind === "gradient") return `a gradient of shape [${(step.shape || []).join(", ")}] flows on`;
+  return "add the gradient into the leaf's .grad";
+}
+
+function graphPane(box, model) {
   const bar = el_("div", "tt-toolbar");
   const buttons = {};
-  for (const [action, label, title] of [["first", "«", "before backward"], ["prev", "◀", "step back"],
-                                        ["next", "▶", "step forward"], ["last", "»", "after backward"]]) {
-    const b = el_("button", "tt-button", label);
+  for (const [action, symbol, hint] of STEP_BUTTONS) {
+    const b = el_("button", "tt-button", symbol);
+    b.type = "button";
     b.dataset.action = action;
-    b.title = title;
-    bar.appendChild(b);
+    b.title = hint;
+    b.setAttribute("aria-label", hint);
     buttons[action] = b;
+    bar.appendChild(b);
   }
-  const label = el_("span", "tt-step-label", "");
+  const label = el_("span", "tt-step-label");
   bar.appendChild(label);
-  const canvas = el_("div", "tt-graph-canvas");
-  canvas.tabIndex = 0;
-  pane.append(bar, canvas);
+  const canvas = el_("div", "tt-canvas tt-graph-canvas");
+  canvas.tabIndex = 0;                       // focusable: the arrow keys step
+  box.append(bar, canvas);
 
   let steps = [];
-  let k = 0;
-  let byId = new Map();         // element id -> SVG group, built once per picture
-  let lit = [];                 // what apply() lit last time, so it can unlight it cheaply
+  let at = 0;                                // how many steps are applied
+  let byId = new Map();                      // SVG id -> <g>, built once per picture
+  const lit = [];                            // what show() lit, to unlight it without a search
 
-  function apply(step) {
-    k = Math.max(0, Math.min(step, steps.length));
-    lit.forEach((e) => e.classList.remove("tt-step-ran", "tt-step-flowed", "tt-step-current"));
-    lit = [];
-    canvas.classList.toggle("tt-stepping", steps.length > 0 && k < steps.length);
-    for (let i = 0; i < k; i++) {
+  function show(k) {
+    at = Math.max(0, Math.min(k, steps.length));
+    for (const e of lit) e.classList.remove("tt-step-ran", "tt-step-flowed", "tt-step-current", "tt-step-grad");
+    lit.length = 0;
+    const mark = (id, cls) => {
+      const e = byId.get(id);
+      if (e) { e.classList.add(cls); lit.push(e); }
+      return e;
+    };
+    let current = null;
+    for (let i = 0; i < at; i++) {
       const s = steps[i];
-      const e = byId.get(s.kind === "gradient" ? s.edge : s.id);
-      if (!e) continue;
-      e.classList.add(s.kind === "gradient" ? "tt-step-flowed" : "tt-step-ran");
-      if (i === k - 1) e.classList.add("tt-step-current");
-      lit.push(e);
+      if (s.kind === "gradient") current = mark(s.edge, "tt-step-flowed");
+      else current = mark(s.id, "tt-step-ran");
+      if (s.kind === "accumulated") mark(s.leaf, "tt-step-grad");
     }
-    const s = steps[k - 1];
-    let text = steps.length === 0 ? "no backward run watched" : `step ${k} / ${steps.length}`;
-    if (s && s.kind === "node") text += `: run ${s.name}`;
-    if (s && s.kind === "gradient") text += `: gradient ${JSON.stringify(s.shape)} flows on`;
-    if (s && s.kind === "accumulated") text += ": added into a leaf's .grad";
-    label.textContent = text;
-    pane.dataset.step = String(k);
+    if (current) current.classList.add("tt-step-current");
+    canvas.classList.toggle("tt-stepping", at < steps.length);
+    label.textContent = steps.length
+      ? `step ${at} / ${steps.length}: ${describeStep(steps[at - 1])}`
+      : "step 0 / 0: no backward run watched yet";
+    buttons.first.disabled = buttons.prev.disabled = at === 0;
+    buttons.next.disabled = buttons.last.disabled = at === steps.length;
+    box.dataset.step = String(at);
+    if (current && at < steps.length) keepInView(canvas, current);
   }
 
-  function draw() {
-    setSvg(canvas, model.get("graph_svg"), "no graph yet: make a tensor that requires grad");
-    byId = new Map();
-    canvas.querySelectorAll("g[id]").forEach((g) => byId.set(g.id, g));
-    steps = model.get("graph_steps") || [];
-    apply(steps.length);           // a new picture starts at the end of its backward run
+  function go(action) {
+    const k = { first: 0, prev: at - 1, next: at + 1, last: steps.length }[action];
+    if (k !== undefined) show(k);
   }
 
   bar.addEventListener("click", (event) => {
-    const action = event.target.dataset && event.target.dataset.action;
-    if (action === "first") apply(0);
-    else if (action === "prev") apply(k - 1);
-    else if (action === "next") apply(k + 1);
-    else if (action === "last") apply(steps.length);
+    const b = event.target.closest("button[data-action]");
+    if (!b) return;
+    go(b.dataset.action);
+    canvas.focus({ preventScroll: true });   // a button that just got disabled would drop the focus
   });
-  canvas.addEventListener("keydown", (event) => {
-    if (event.key === "ArrowLeft") { apply(k - 1); event.preventDefault(); }
-    if (event.key === "ArrowRight") { apply(k + 1); event.preventDefault(); }
+  box.addEventListener("keydown", (event) => {
+    const action = { ArrowLeft: "prev", ArrowRight: "next", Home: "first", End: "last" }[event.key];
+    if (!action) return;
+    go(action);
+    event.preventDefault();
+    event.stopPropagation();                 // JupyterLab must not also move between cells
   });
-  draw();
-  return draw;
+
+  // A new picture keeps the step the student is at; a new backward run (new steps) jumps to its end.
+  function draw(changed) {
+    if (changed.has("graph_svg")) {
+      setSvg(canvas, model.get("graph_svg"), "no graph yet: compute something from a tensor that requires grad");
+      byId = new Map();
+      for (const g of canvas.querySelectorAll("g[id]")) byId.set(g.id, g);
+      lit.length = 0;
+    }
+    if (changed.has("graph_steps")) {
+      steps = model.get("graph_steps") || [];
+      at = steps.length;
+    }
+    show(at);
+  }
+  draw(new Set(["graph_svg", "graph_steps"]));
+  return { traits: ["graph_svg", "graph_steps"], draw, byId: (id) => byId.get(id), canvas };
 }
 
 function mountGraph(el, model) {
-  return mountSingle(el, model, "graph", mountGraphPane, ["graph_svg", "graph_steps"]);
+  return mountSingle(el, model, "graph", graphPane);
 }

@@ -1,32 +1,77 @@
-// Storage view: the SVG from teachtorch/explorer/storage_diagram.py, plus hover. Hover a logical element
-// (rect.tt-elem) to light the storage cell it lives in and every other element tied to that cell; hover a
-// storage cell (rect.tt-cell) to light every element that reads it.
+// Storage view: the SVG of teachtorch/explorer/storage_diagram.py, plus hover.
+//
+// In the SVG every logical element of a tensor, <rect class="tt-elem" data-cell="c"> inside
+// <g class="tt-view" data-storage="SID">, names the storage cell it lives in (offset + sum(index * stride));
+// the flat storage strip has one <rect class="tt-cell" data-storage="SID" data-cell="c"> per cell.
+// Hovering an element lights (class tt-hot) its cell and every element of every view tied to that cell;
+// hovering a cell lights the elements that read it. A transpose reads the same cells in another order,
+// a slice skips some, an expanded (stride 0) dim reads one cell many times: the hover shows each of them.
 
-function attachStorageHover(pane) {
-  const hot = lighter(pane, "tt-hot");
-  const cellSelector = (sid, cell) =>
-    `rect.tt-cell[data-storage="${sid}"][data-cell="${cell}"], ` +
-    `g.tt-view[data-storage="${sid}"] rect.tt-elem[data-cell="${cell}"]`;
-  pane.addEventListener("mouseover", (event) => {
-    const target = event.target;
-    hot.clear();
-    if (target.matches("rect.tt-elem")) {
-      const sid = target.closest("g.tt-view").dataset.storage;
-      hot.light(cellSelector(sid, target.dataset.cell));
-    } else if (target.matches("rect.tt-cell")) {
-      hot.light(cellSelector(target.dataset.storage, target.dataset.cell));
-    }
-  });
-  pane.addEventListener("mouseleave", () => hot.clear());
+// "SID/c" -> the cell and the elements tied to it. Built once per picture, so a hover costs only what it
+// lights, not a search through the whole picture.
+function indexStorageCells(container) {
+  const byCell = new Map();
+  const add = (key, e) => {
+    const list = byCell.get(key);
+    if (list) list.push(e);
+    else byCell.set(key, [e]);
+  };
+  for (const view of container.querySelectorAll("g.tt-view[data-storage]")) {
+    for (const e of view.querySelectorAll("rect.tt-elem")) add(`${view.dataset.storage}/${e.dataset.cell}`, e);
+  }
+  for (const c of container.querySelectorAll("rect.tt-cell")) add(`${c.dataset.storage}/${c.dataset.cell}`, c);
+  return byCell;
 }
 
-function mountStoragePane(pane, model) {
-  const draw = () => setSvg(pane, model.get("storage_svg"), "no tensors to draw yet");
+// The key of a hovered element or cell, and a line saying what it is.
+function describeHovered(target) {
+  if (target.matches("rect.tt-cell")) {
+    return { key: `${target.dataset.storage}/${target.dataset.cell}`, text: `storage cell ${target.dataset.cell}` };
+  }
+  const view = target.closest("g.tt-view");
+  const index = target.dataset.index ? `[${target.dataset.index.replaceAll(",", ", ")}]` : " (0-d)";
+  return {
+    key: `${view.dataset.storage}/${target.dataset.cell}`,
+    text: `${view.dataset.label || "tensor"}${index} lives in storage cell ${target.dataset.cell}`,
+  };
+}
+
+function storagePane(box, model) {
+  const readout = el_("div", "tt-readout", "hover an element or a storage cell");
+  const canvas = el_("div", "tt-canvas tt-storage-canvas");
+  box.append(readout, canvas);
+  const hot = lighter("tt-hot");
+  let byCell = new Map();
+  let hotKey = null;
+
+  function unhover() {
+    hot.clear();
+    hotKey = null;
+  }
+
+  canvas.addEventListener("mouseover", (event) => {
+    const target = event.target.closest("rect.tt-elem, rect.tt-cell");
+    if (!target) return unhover();
+    const { key, text } = describeHovered(target);
+    if (key === hotKey) return;
+    unhover();
+    hotKey = key;
+    const tied = byCell.get(key) || [target];
+    hot.light(tied);
+    const readers = tied.filter((e) => e.matches("rect.tt-elem")).length;
+    readout.textContent = `${text}; ${readers} element${readers === 1 ? "" : "s"} read it`;
+  });
+  canvas.addEventListener("mouseleave", unhover);
+
+  function draw() {
+    unhover();
+    setSvg(canvas, model.get("storage_svg"), "no tensors to draw yet");
+    byCell = indexStorageCells(canvas);
+  }
   draw();
-  attachStorageHover(pane);
-  return draw;
+  return { traits: ["storage_svg"], draw };
 }
 
 function mountStorage(el, model) {
-  return mountSingle(el, model, "storage", mountStoragePane, ["storage_svg"]);
+  return mountSingle(el, model, "storage", storagePane);
 }

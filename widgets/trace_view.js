@@ -1,91 +1,144 @@
-// Trace view: the rows from teachtorch/explorer/trace_table.py as an HTML table, forward and backward
-// sections, loops folded into counted rows. Clicking a row selects it and tells the widget (a bubbling
-// "tt-select" event with the storages the op touched and the graph node it ran for), so the explorer
-// can light those tensors and that node.
-
-function shapeText(ts) {
-  return ts.map((t) => "[" + t.sizes.join(",") + "]").join(", ");
-}
-
-function traceCells(row, storageNames) {
-  const ts = row.inputs.concat(row.outputs);
-  const uniq = (xs) => Array.from(new Set(xs)).sort().join(",");
-  return [
-    row.op + (row.backward_node ? `  (${row.backward_node})` : ""),
-    row.path.map((h) => h.key).join(" → "),
-    shapeText(row.inputs) + (row.outputs.length ? " → " + shapeText(row.outputs) : ""),
-    ts.map((t) => "(" + t.strides.join(",") + ")").join(" "),
-    uniq(ts.map((t) => t.dtype)),
-    uniq(ts.map((t) => t.device)),
-    row.storages.map((s) => storageNames.get(s)).join(" "),
-    row.time_us.toFixed(1) + " us",
-    row.count > 1 ? "×" + row.count : "",
-  ];
-}
+// Trace view: the rows of teachtorch/explorer/trace_table.py (trace_rows) as an HTML table.
+//
+// One row per op call: the aten op, its path through the dispatch keys to the kernel (AutogradCPU → CPU),
+// the shapes and strides of its inputs → outputs, dtype, device, the storages it touched, its time, and
+// ×count when a loop repeated it (trace_rows folds repeats). Forward and backward calls are in separate
+// sections. Clicking a row selects it (class tt-selected; a second click deselects) and dispatches a
+// bubbling CustomEvent "tt-select" on the widget root with detail {storages: [ids], node: "n.." | null,
+// row: i}; the explorer listens to it to light the tensors and the graph node the op belongs to.
 
 const TRACE_COLUMNS = ["op", "path", "shapes", "strides", "dtype", "device", "storages", "time", "count"];
 
-function mountTracePane(pane, model) {
+const shapeOf = (t) => `[${t.sizes.join(", ")}]`;
+const stridesOf = (t) => `(${t.strides.join(", ")})`;
+const distinct = (values) => [...new Set(values)].join(", ");
+
+// "[3, 4], [4] → [3, 4]": inputs, then outputs.
+function arrowJoin(row, fmt) {
+  const ins = row.inputs.map(fmt).join(", ");
+  const outs = row.outputs.map(fmt).join(", ");
+  return outs ? `${ins} → ${outs}` : ins;
+}
+
+// Storage ids are long numbers; the table calls them s0, s1, ... in order of first use.
+function storageNamer() {
+  const names = new Map();
+  return (sid) => {
+    if (!names.has(sid)) names.set(sid, `s${names.size}`);
+    return names.get(sid);
+  };
+}
+
+function traceCells(row, nameOf) {
+  const tensors = row.inputs.concat(row.outputs);
+  return [
+    row.op,
+    row.path.map((hop) => hop.key).join(" → "),
+    arrowJoin(row, shapeOf),
+    arrowJoin(row, stridesOf),
+    distinct(tensors.map((t) => t.dtype)),
+    distinct(tensors.map((t) => t.device)),
+    row.storages.map(nameOf).join(" "),
+    `${Number(row.time_us).toFixed(1)} µs`,
+    row.count > 1 ? `×${row.count}` : "",
+  ];
+}
+
+// The tooltip: the LoggingTensor line, then each hop with its kernel and time, then the ops it called.
+function traceTooltip(row) {
+  const lines = [row.text];
+  if (row.backward_node) lines.push(`in backward, for ${row.backward_node}`);
+  for (const hop of row.path) lines.push(`  ${hop.key}: ${hop.kernel} (${hop.us} µs)`);
+  for (const call of row.calls || []) lines.push(`  calls ${typeof call === "string" ? call : call.op}`);
+  if (row.error) lines.push(`error: ${row.error}`);
+  return lines.join("\n");
+}
+
+// Is rows[j] in the same folded loop body as `row`? (The body's rows are consecutive.)
+const sameFold = (row, other) => Boolean(other && other.fold && other.fold.block === row.fold.block);
+
+function traceRow(rows, i, nameOf) {
+  const row = rows[i];
+  const tr = el_("tr", "tt-row");
+  tr.dataset.row = String(i);
+  tr.dataset.section = row.section;
+  tr.dataset.count = String(row.count);
+  tr.dataset.storages = row.storages.join(" ");
+  if (row.backward_node_id) tr.dataset.node = row.backward_node_id;
+  if (row.fold) {
+    // The rows of one folded loop body are bracketed together.
+    tr.classList.add("tt-folded");
+    if (!sameFold(row, rows[i - 1])) tr.classList.add("tt-fold-start");
+    if (!sameFold(row, rows[i + 1])) tr.classList.add("tt-fold-end");
+  }
+  if (row.error) tr.classList.add("tt-error");
+  tr.title = traceTooltip(row);
+  const cells = traceCells(row, nameOf);
+  cells.forEach((text, c) => tr.appendChild(el_("td", `tt-col-${TRACE_COLUMNS[c]}`, text)));
+  tr.children[TRACE_COLUMNS.indexOf("storages")].title = row.storages.map((s) => `${nameOf(s)} = storage ${s}`).join("\n");
+  return tr;
+}
+
+function sectionRow(section) {
+  const tr = el_("tr", "tt-section");
+  tr.dataset.section = section;
+  const th = el_("th", "", section === "backward" ? "backward (run by loss.backward())" : section);
+  th.colSpan = TRACE_COLUMNS.length;
+  tr.appendChild(th);
+  return tr;
+}
+
+function tracePane(box, model, root) {
+  const canvas = el_("div", "tt-canvas tt-trace-canvas");
   const table = el_("table", "tt-trace-table");
+  const head = el_("thead");
+  const headRow = el_("tr");
+  for (const c of TRACE_COLUMNS) headRow.appendChild(el_("th", `tt-col-${c}`, c === "count" ? "×count" : c));
+  head.appendChild(headRow);
+  const body = el_("tbody");
+  table.append(head, body);
   const note = el_("div", "tt-note");
-  pane.append(table, note);
+  canvas.appendChild(table);
+  box.append(canvas, note);
   let selected = null;
 
-  function draw() {
-    const rows = model.get("trace_rows") || [];
-    const storageNames = new Map();      // storage ids are long numbers: call them s0, s1, ...
-    rows.forEach((r) => r.storages.forEach((s) => { if (!storageNames.has(s)) storageNames.set(s, "s" + storageNames.size); }));
-    const head = "<thead><tr>" + TRACE_COLUMNS.map((c) => `<th>${c}</th>`).join("") + "</tr></thead>";
-    const body = document.createElement("tbody");
-    let section = null;
-    rows.forEach((row, i) => {
-      if (row.section === "note") {
-        note.textContent = row.note;
-        return;
-      }
-      if (row.section !== section) {
-        section = row.section;
-        const tr = el_("tr", "tt-section");
-        tr.dataset.section = section;
-        const td = el_("td", "", section);
-        td.colSpan = TRACE_COLUMNS.length;
-        tr.appendChild(td);
-        body.appendChild(tr);
-      }
-      const tr = el_("tr", "tt-row" + (row.fold ? " tt-folded" : ""));
-      tr.dataset.row = String(i);
-      tr.dataset.count = String(row.count);
-      tr.dataset.section = row.section;
-      tr.dataset.storages = row.storages.join(" ");
-      if (row.backward_node_id) tr.dataset.node = row.backward_node_id;
-      tr.title = row.text + (row.path.length ? "\n" + row.path.map((h) => `${h.key}: ${h.kernel} (${h.us} us)`).join("\n") : "");
-      traceCells(row, storageNames).forEach((text) => tr.appendChild(el_("td", "", text)));
-      body.appendChild(tr);
-    });
-    table.innerHTML = head;
-    table.appendChild(body);
-    if (!rows.some((r) => r.section === "note")) note.textContent = model.get("trace_note") || "";
-    if (rows.length === 0) note.textContent = "no ops traced yet";
-    selected = null;
-  }
-
-  table.addEventListener("click", (event) => {
-    const tr = event.target.closest("tr.tt-row");
-    if (!tr) return;
-    const same = tr === selected;
+  function select(tr) {
     if (selected) selected.classList.remove("tt-selected");
-    selected = same ? null : tr;
-    if (selected) selected.classList.add("tt-selected");
-    const detail = selected
+    selected = tr;
+    if (tr) tr.classList.add("tt-selected");
+    const detail = tr
       ? { storages: tr.dataset.storages ? tr.dataset.storages.split(" ") : [], node: tr.dataset.node || null,
           row: Number(tr.dataset.row) }
       : { storages: [], node: null, row: null };
-    pane.dispatchEvent(new CustomEvent("tt-select", { bubbles: true, detail }));
+    root.dispatchEvent(new CustomEvent("tt-select", { bubbles: true, detail }));
+  }
+
+  body.addEventListener("click", (event) => {
+    const tr = event.target.closest("tr.tt-row");
+    if (tr) select(tr === selected ? null : tr);
   });
+
+  function draw() {
+    if (selected) select(null);              // the rows are new: nothing is selected any more
+    const rows = model.get("trace_rows") || [];
+    const nameOf = storageNamer();
+    const notes = [];
+    const fragment = document.createDocumentFragment();
+    let section = null;
+    rows.forEach((row, i) => {
+      if (row.section === "note") return notes.push(row.note || row.text);
+      if (row.section !== section) fragment.appendChild(sectionRow((section = row.section)));
+      fragment.appendChild(traceRow(rows, i, nameOf));
+    });
+    body.replaceChildren(fragment);
+    if (model.get("trace_note")) notes.push(model.get("trace_note"));
+    if (!rows.length) notes.push("no ops traced yet");
+    note.textContent = notes.join("  ");
+  }
   draw();
-  return draw;
+  return { traits: ["trace_rows", "trace_note"], draw };
 }
 
 function mountTrace(el, model) {
-  return mountSingle(el, model, "trace", mountTracePane, ["trace_rows", "trace_note"]);
+  return mountSingle(el, model, "trace", tracePane);
 }

@@ -1,17 +1,22 @@
 """Find the widgets' browser code (the top-level `widgets/` folder) and join it into one ES module per widget.
 
-The front end is a few plain script files, read in this order:
+anywidget sends each widget's front end to the browser as one ES module (its `_esm`) and its styles as
+one CSS text (`_css`). Our front end is a few plain script files, read in this order:
 
     _common.js        the widget root (data-seq), listening to trait changes, lighting elements
-    storage_view.js   mountStorage / mountStoragePane: the storage SVG and its hover
-    graph_view.js     mountGraph / mountGraphPane: the graph SVG and the backward stepper
-    trace_view.js     mountTrace / mountTracePane: the trace table and row selection
+    storage_view.js   storagePane / mountStorage: the storage SVG and its hover
+    graph_view.js     graphPane / mountGraph: the graph SVG and the stepper through backward
+    trace_view.js     tracePane / mountTrace: the trace table and row selection
     explorer.js       mountExplorer: the three panes together
 
-anywidget sends a widget one ES module; a module cannot import its neighbours without a bundler, so
-instead of adding one (and npm) we join the files and add the single `export default` line. Nothing is
-ever loaded from the internet. In a checkout the files are in `<repo>/widgets`; an installed wheel carries
-them in `teachtorch/explorer/_widgets` (pyproject.toml's force-include).
+A module cannot import its neighbours without a bundler (and npm, and a build step), so instead each file
+only defines functions, and esm_source() joins them and adds the single line that exports:
+
+    export default { render({ model, el }) { return mountGraph(el, model); } };
+
+Nothing is ever loaded from the internet. In a checkout the files are in `<repo>/widgets`; an installed
+wheel carries them in `teachtorch/explorer/_widgets` (pyproject.toml force-includes them there).
+This module imports no Jupyter package: the browser tests use it without anywidget.
 """
 
 from pathlib import Path
@@ -21,6 +26,7 @@ MOUNT = {"storage": "mountStorage", "graph": "mountGraph", "trace": "mountTrace"
 
 
 def widgets_dir():
+    """The folder holding the scripts: the wheel's copy inside the package, else the checkout's widgets/."""
     here = Path(__file__).resolve().parent
     for candidate in (here / "_widgets", here.parent.parent / "widgets"):
         if (candidate / "explorer.js").exists():
@@ -30,10 +36,13 @@ def widgets_dir():
 
 def esm_source(kind):
     """The ES module of one widget kind: "storage", "graph", "trace" or "explorer"."""
+    if kind not in MOUNT:
+        raise ValueError(f"unknown widget kind {kind!r}; expected one of {', '.join(MOUNT)}")
     folder = widgets_dir()
-    body = "\n".join(f"// ---- {name} ----\n" + (folder / name).read_text() for name in FILES)
+    body = "\n".join(f"// ---- {name} ----\n" + (folder / name).read_text(encoding="utf-8") for name in FILES)
     return body + f"\nexport default {{ render({{ model, el }}) {{ return {MOUNT[kind]}(el, model); }} }};\n"
 
 
 def css_source():
-    return (widgets_dir() / "explorer.css").read_text()
+    """The styles of every widget (anywidget's `_css`)."""
+    return (widgets_dir() / "explorer.css").read_text(encoding="utf-8")

@@ -1,30 +1,43 @@
 """Renderer 2: the autograd graph, as Graphviz DOT laid out by Graphviz's `dot`, and backward walking it.
 
-What is drawn (torchviz's colours, which many students have seen):
+When ops run on tensors that require grad, autograd records a graph of backward nodes (`grad_fn`s); each
+node points to the nodes of its inputs (`next_functions`). This module draws that graph. What is drawn
+(torchviz's colours, which many students have seen):
 
-    lightblue box        a leaf tensor that requires grad (a parameter shows its name), above its
-                         AccumulateGrad node
-    grey box             a backward node (grad_fn): MulBackward0, ... with its hooks, if any
+    lightblue box        a leaf tensor that requires grad ("leaf", or a parameter's name), above the
+                         AccumulateGrad node that adds gradients into its .grad
+    grey box             a backward node (grad_fn): MulBackward0, ... and its hooks, if any
     orange box           a tensor a node saved for backward: its shape, dtype and version; "v0, now v1"
                          when it was changed in place since (backward would fail), "freed" after backward
     green box            an output (the tensors you asked to draw)
 
-Edges go the way data flows in forward (inputs above, outputs below); backward runs them upwards. After (or
-during) a backward run watched by a `BackwardState`, the nodes that ran are filled green and each edge a
-gradient flowed along is drawn bold and labelled with the gradient's shape.
+Edges go the way data flowed in forward (inputs above, outputs below); backward runs them upwards. After
+(or during) a backward run watched by a `BackwardState`, the nodes that ran are filled green and each edge
+a gradient flowed along is drawn bold and labelled with the gradient's shape.
 
-Ids are stable, so a growing graph keeps its shape and the widget can find things: node `n<id>`, leaf
-tensor `t<id>`, output `o<id>`, saved tensor `s<node id>_<name>`, edge `e<node>_<next node>_<output_nr>`
-(an autograd edge from a node to the next node it sends its output_nr-th gradient to). Graphviz copies them
-into the SVG as element ids, with our classes (tt-fn, tt-leaf, tt-param, tt-output, tt-saved, tt-ran,
-tt-flowed, tt-more) next to its own "node"/"edge".
+    state = BackwardState()
+    with teachtorch.autograd.graph.listen(state):
+        loss.backward()
+    svg = graph_svg(loss, params={"w": w}, state=state)
 
-Big graphs: at most `max_nodes` backward nodes are drawn (the nearest to the outputs), the rest become one
-"… N more nodes" box; saved tensors are drawn as boxes only for graphs of up to `saved_limit` nodes, and
-counted in the node's label above that.
+Ids are stable, so a growing graph keeps its shape and the widget can find things: backward node
+`n<id>`, leaf tensor `t<id>`, output `o<id>`, saved tensor `s<node id>_<name>`, edge
+`e<node>_<next node>_<output_nr>` (the autograd edge along which a node sends its output_nr-th gradient
+to the next node; drawn pointing the other way, as data flowed in forward). Graphviz (checked with
+Debian's 2.42) copies a node's or edge's `id` attribute to the id of its SVG <g> and puts our `class`
+attribute after its own: <g id="n123" class="node tt-fn tt-ran">. It writes "-" as "&#45;" there, which
+XML parsers and browsers read back as "-". Our classes: tt-fn, tt-leaf, tt-param, tt-output, tt-saved,
+tt-more, tt-empty on nodes; tt-edge, tt-flowed, tt-cut, tt-leaf-edge, tt-saved-edge, tt-output-edge on
+edges; tt-ran on nodes that ran. Nodes are written in the order they were made (sequence_nr), so a graph
+that grows only adds at the end, and each node's inputs are kept left to right in argument order.
 
-If Graphviz's `dot` program is missing, `render_svg` returns a picture saying how to install it, with the
-DOT text, so everything else still works. torchviz (pytorchviz) draws the same picture with the same tools.
+Big graphs: at most `max_nodes` backward nodes are drawn, the nearest to the outputs (breadth-first);
+the rest become one "… N more nodes" box. Saved tensors are drawn as boxes only up to `saved_limit`
+nodes, and counted in their node's label above that.
+
+If Graphviz's `dot` program is missing, `render_svg` returns a picture that says how to install it, with
+the DOT text, so everything else still works. torchviz (pytorchviz's make_dot) draws the same picture with
+the same tools; PyTorch itself has no drawing, only `grad_fn.next_functions` to walk.
 """
 
 import shutil
@@ -33,12 +46,13 @@ import subprocess
 import graphviz
 
 from ..autograd import graph as autograd_graph
+from ..autograd.node import GraphRoot
 from .svg import Svg
 
 COLOURS = {"fn": "lightgrey", "leaf": "lightblue", "saved": "orange", "output": "darkolivegreen1",
            "ran": "#a5d6a7", "flowed": "#2e7d32", "more": "white"}
-INSTALL = ("Graphviz's dot program was not found, so the graph cannot be laid out; install it with "
-           "'apt-get install graphviz' (or 'brew install graphviz', 'conda install graphviz'). DOT source:")
+INSTALL = ("Graphviz's dot was not found; install it: apt-get install graphviz / brew install graphviz / "
+           "conda install graphviz")
 
 
 def graphviz_available():
@@ -47,51 +61,56 @@ def graphviz_available():
 
 # ---- watching backward ----------------------------------------------------------------------------------
 
+def _nid(node):
+    return f"n{autograd_graph.node_id(node)}"
+
+
+def _edge_id(node, next_node, output_nr):
+    return f"e{autograd_graph.node_id(node)}_{autograd_graph.node_id(next_node)}_{output_nr}"
+
+
 class BackwardState:
-    """What one backward run did, in order; use it as a listener: `with autograd.graph.listen(state): ...`.
+    """What backward runs did, in order; use it as a listener: `with autograd.graph.listen(state): ...`.
 
     `steps` is the list the widget steps through: {"kind": "node", "id", "name"} when a node starts,
     {"kind": "gradient", "edge", "from", "to", "shape"} for each gradient passed on, {"kind":
-    "accumulated", "id", "leaf"} when a leaf's .grad is updated."""
+    "accumulated", "id", "leaf"} when a leaf's .grad is updated. The GraphRoot node that starts a backward
+    from several tensors at once is not part of the drawn graph, so its steps are left out."""
 
     def __init__(self):
         self.steps = []
-        self.ran = set()              # node ids
-        self.flowed = {}              # edge id -> gradient shape
-        self.accumulated = set()      # ids of the AccumulateGrad nodes that updated a leaf
+        self.ran = set()              # ids of the nodes that ran: "n123"
+        self.flowed = {}              # edge id -> gradient shape (a list, or None for no gradient)
+        self.accumulated = set()      # ids of the AccumulateGrad nodes that updated a leaf's .grad
         self.finished = False
 
     def __call__(self, ev):
+        if isinstance(ev.node, GraphRoot):
+            return
         if ev.kind == "node_started":
-            nid = f"n{autograd_graph.node_id(ev.node)}"
-            self.ran.add(nid)
-            self.steps.append({"kind": "node", "id": nid, "name": ev.node_name})
+            self.ran.add(_nid(ev.node))
+            self.steps.append({"kind": "node", "id": _nid(ev.node), "name": ev.node_name})
         elif ev.kind == "gradient":
-            src, dst = autograd_graph.node_id(ev.node), autograd_graph.node_id(ev.next_node)
-            edge = f"e{src}_{dst}_{ev.output_nr}"
+            edge = _edge_id(ev.node, ev.next_node, ev.output_nr)
             shape = None if ev.grad is None else list(ev.grad.shape)
             self.flowed[edge] = shape
-            self.steps.append({"kind": "gradient", "edge": edge, "from": f"n{src}", "to": f"n{dst}",
-                               "shape": shape})
-        elif ev.kind == "accumulated":
-            nid = f"n{autograd_graph.node_id(ev.node)}"
-            self.accumulated.add(nid)
-            self.steps.append({"kind": "accumulated", "id": nid, "leaf": f"t{id(ev.tensor)}"})
+            self.steps.append({"kind": "gradient", "edge": edge, "from": _nid(ev.node),
+                               "to": _nid(ev.next_node), "shape": shape})
+        elif ev.kind == "accumulated" and ev.node is not None:
+            self.accumulated.add(_nid(ev.node))
+            self.steps.append({"kind": "accumulated", "id": _nid(ev.node), "leaf": f"t{id(ev.tensor)}"})
         elif ev.kind == "backward_finished":
             self.finished = True
 
 
-# ---- building DOT ---------------------------------------------------------------------------------------
+# ---- choosing and ordering the nodes --------------------------------------------------------------------
 
 def _param_names(params):
+    """id(tensor) -> name, from a dict {name: tensor} or anything with .named_parameters() (a Module)."""
     if params is None:
         return {}
     items = params.named_parameters() if hasattr(params, "named_parameters") else params.items()
     return {id(t): name for name, t in items}
-
-
-def _shape(shape):
-    return "(" + ", ".join(map(str, shape)) + ")" if shape is not None else "?"
 
 
 def _keep(info, max_nodes):
@@ -99,24 +118,89 @@ def _keep(info, max_nodes):
     if len(info.nodes) <= max_nodes:
         return {n.id for n in info.nodes}
     nexts = {n.id: [e[0] for e in n.next if e is not None] for n in info.nodes}
-    kept, frontier = [], list(dict.fromkeys(info.roots))
-    seen = set(frontier)
+    kept, frontier, seen = [], list(dict.fromkeys(info.roots)), set(info.roots)
     while frontier and len(kept) < max_nodes:
-        nxt = []
-        for nid in frontier:
-            if len(kept) >= max_nodes:
-                break
+        following = []
+        for nid in frontier[:max_nodes - len(kept)]:
             kept.append(nid)
-            for m in nexts.get(nid, ()):
+            for m in nexts[nid]:
                 if m not in seen:
                     seen.add(m)
-                    nxt.append(m)
-        frontier = nxt
+                    following.append(m)
+        frontier = following
     return set(kept)
 
 
+def _in_creation_order(info, keep):
+    """The kept nodes in the order they were made, so that a graph that grows only adds at the end.
+
+    A node's sequence_nr counts up as nodes are made. An AccumulateGrad has the largest possible one
+    (so that the engine runs it as soon as it can), so it is placed instead just before the first node
+    that used its leaf, which is when the leaf joined the graph."""
+    first_use = {}
+    for n in info.nodes:
+        if n.id in keep:
+            for output_nr, e in enumerate(n.next):
+                if e is not None:
+                    first_use[e[0]] = min(first_use.get(e[0], (n.sequence_nr, output_nr)),
+                                          (n.sequence_nr, output_nr))
+
+    def key(n):
+        if n.variable is not None and n.id in first_use:
+            seq, output_nr = first_use[n.id]
+            return (seq, 0, output_nr)               # before its user; several leaves in input order
+        return (n.sequence_nr, 1, 0)
+    return sorted((n for n in info.nodes if n.id in keep), key=key)
+
+
+# ---- labels ---------------------------------------------------------------------------------------------
+
+def _shape(shape):
+    return "(" + ", ".join(map(str, shape)) + ")"
+
+
+def _label(*lines):
+    """A multi-line DOT label: Graphviz reads \\n as a line break (and any other backslash as an escape)."""
+    return "\\n".join(str(line).replace("\\", "\\\\") for line in lines)
+
+
+def _hooks_line(hooks):
+    parts = [f"{kind} {count}" for kind, count in hooks.items() if count and kind != "retains_grad"]
+    if hooks.get("retains_grad"):
+        parts.append("retains_grad")
+    return "hooks: " + ", ".join(parts) if parts else None
+
+
+def _saved_label(s):
+    name = s["name"].removeprefix("_saved_")
+    if s.get("freed"):
+        return _label(name, "freed")
+    if s.get("shape") is None:                       # not a tensor: a number, None, ...
+        return _label(name, repr(s.get("value")))
+    lines = [name, f"{_shape(s['shape'])} {s['dtype'].replace('torch.', '')}", f"v{s['saved_version']}"]
+    if s["version"] != s["saved_version"]:           # changed in place since: backward would fail
+        lines[-1] += f", now v{s['version']}"
+        lines.append("(modified in place)")
+    return _label(*lines)
+
+
+def _new_digraph():
+    # Small monospace boxes, ranks close together: a 20-node graph fits a notebook cell's width.
+    # ordering=in keeps each node's inputs left to right in argument order: the picture reads like the code.
+    return graphviz.Digraph(
+        graph_attr={"ranksep": "0.35", "nodesep": "0.25", "bgcolor": "transparent", "ordering": "in"},
+        node_attr={"shape": "box", "style": "filled", "fontname": "monospace", "fontsize": "11",
+                   "height": "0.3", "margin": "0.08,0.04"},
+        edge_attr={"arrowsize": "0.6", "fontname": "monospace", "fontsize": "9"})
+
+
+# ---- building DOT ---------------------------------------------------------------------------------------
+
 def graph_dot(roots, params=None, state=None, max_nodes=400, show_saved=True, saved_limit=60):
-    """The DOT source of the graph behind `roots` (tensors or nodes); see the module docstring."""
+    """The DOT source of the graph behind `roots` (a tensor, a Node, or a list of them).
+
+    params: {name: tensor} or an object with .named_parameters(), to name the leaves that are parameters.
+    state: a BackwardState that watched a backward run, to mark what ran and where gradients flowed."""
     from .._tensor import Tensor
     roots = list(roots) if isinstance(roots, (list, tuple)) else [roots]
     info = autograd_graph.walk(roots)
@@ -126,75 +210,74 @@ def graph_dot(roots, params=None, state=None, max_nodes=400, show_saved=True, sa
     ran = state.ran if state is not None else set()
     flowed = state.flowed if state is not None else {}
 
-    dot = graphviz.Digraph(graph_attr={"ranksep": "0.35", "nodesep": "0.25", "bgcolor": "transparent"},
-                           node_attr={"shape": "box", "style": "filled", "fontname": "monospace",
-                                      "fontsize": "11", "height": "0.3", "margin": "0.08,0.04"},
-                           edge_attr={"arrowsize": "0.6", "fontname": "monospace", "fontsize": "9"})
-    # Leaves first, then nodes in the order they were made: a graph that grows only adds at the end.
-    order = sorted((n for n in info.nodes if n.id in keep),
-                   key=lambda n: (n.variable is None, n.sequence_nr, n.id))
-    for n in order:
-        nid = f"n{n.id}"
-        lines = [n.name]
-        hooks = [f"{k} {v}" for k, v in n.hooks.items() if v]
-        if hooks:
-            lines.append("hooks: " + ", ".join(hooks))
-        if n.saved and not draw_saved:
-            lines.append(f"saves {len(n.saved)}")
-        cls = "tt-fn" + (" tt-ran" if nid in ran else "")
-        dot.node(nid, "\n".join(lines), id=nid, **{"class": cls},
-                 fillcolor=COLOURS["ran"] if nid in ran else COLOURS["fn"])
-        if n.variable is not None:                   # AccumulateGrad: draw the leaf above it
-            t = n.variable
-            tid = f"t{id(t)}"
-            name = names.get(id(t))
-            label = f"{name}\n" if name else ""
-            extra = " tt-param" if name else ""
-            dot.node(tid, f"{label}{_shape(tuple(t.shape))} {t.dtype.name}", id=tid,
-                     **{"class": "tt-leaf" + extra}, fillcolor=COLOURS["leaf"])
-            dot.edge(tid, nid, id=f"l{n.id}", **{"class": "tt-leaf-edge"}, style="dashed", arrowhead="none")
-        if draw_saved:
-            for s in n.saved:
-                sid = f"s{n.id}_{s['name'].removeprefix('_saved_')}"
-                dot.node(sid, _saved_label(s), id=sid, **{"class": "tt-saved"}, fillcolor=COLOURS["saved"],
-                         fontsize="9")
-                dot.edge(sid, nid, id=f"x{sid}", dir="none", style="dotted", **{"class": "tt-saved-edge"})
-    more = 0
-    for src, dst, output_nr, _input_nr in info.edges:
-        if src not in keep:
-            continue
-        eid = f"e{src}_{dst}_{output_nr}"
-        if dst not in keep:
-            more += 1
-            dot.edge("more", f"n{src}", id=eid, style="dashed")
-            continue
-        attrs = {"id": eid, "class": "tt-edge"}
-        if eid in flowed:
-            attrs.update({"class": "tt-edge tt-flowed", "penwidth": "2.2", "color": COLOURS["flowed"],
-                          "label": _shape(flowed[eid]), "fontcolor": COLOURS["flowed"]})
-        dot.edge(f"n{dst}", f"n{src}", **attrs)    # drawn the way data flowed in forward
-    if more or len(keep) < len(info.nodes):
+    dot = _new_digraph()
+    if len(keep) < len(info.nodes):                  # the nodes left out, as one box
         dot.node("more", f"… {len(info.nodes) - len(keep):,} more nodes", id="more",
                  **{"class": "tt-more"}, fillcolor=COLOURS["more"], style="dashed")
+    for n in _in_creation_order(info, keep):         # each node, then the edges from its inputs
+        _add_node(dot, n, ran, names, draw_saved)
+        _add_input_edges(dot, n, keep, flowed)
+    drawn = set()
     for t in roots:                                  # the outputs, below their grad_fn
-        if isinstance(t, Tensor) and t.grad_fn is not None:
+        if (isinstance(t, Tensor) and t.grad_fn is not None and id(t) not in drawn
+                and autograd_graph.node_id(t.grad_fn) in keep):
+            drawn.add(id(t))
             oid = f"o{id(t)}"
-            dot.node(oid, f"{_shape(tuple(t.shape))} {t.dtype.name}", id=oid, **{"class": "tt-output"},
+            dot.node(oid, f"{_shape(t.shape)} {t.dtype.name}", id=oid, **{"class": "tt-output"},
                      fillcolor=COLOURS["output"])
-            dot.edge(f"n{autograd_graph.node_id(t.grad_fn)}", oid, id=f"r{id(t)}")
+            dot.edge(_nid(t.grad_fn), oid, id=f"r{id(t)}", **{"class": "tt-output-edge"})
+    if not info.nodes:
+        dot.node("empty", "no autograd graph: nothing here requires grad", id="empty",
+                 **{"class": "tt-empty"}, shape="plaintext", style="")
     return dot.source
 
 
-def _saved_label(s):
-    name = s["name"].removeprefix("_saved_")
-    if s.get("freed"):
-        return f"{name}\nfreed"
-    if s.get("shape") is None:
-        return f"{name}\n{s.get('value')!r}"
-    version = f"v{s['saved_version']}"
-    if s["version"] != s["saved_version"]:
-        version += f", now v{s['version']}\n(modified in place)"
-    return f"{name}\n{_shape(s['shape'])} {s['dtype'].replace('torch.', '')}\n{version}"
+def _add_node(dot, n, ran, names, draw_saved):
+    """One backward node, with its leaf (for AccumulateGrad) and its saved tensors."""
+    nid = f"n{n.id}"
+    lines = [n.name]
+    if _hooks_line(n.hooks):
+        lines.append(_hooks_line(n.hooks))
+    if n.saved and not draw_saved:
+        lines.append(f"saves {len(n.saved)}")
+    dot.node(nid, _label(*lines), id=nid, **{"class": "tt-fn tt-ran" if nid in ran else "tt-fn"},
+             fillcolor=COLOURS["ran"] if nid in ran else COLOURS["fn"])
+    if n.variable is not None:                       # AccumulateGrad: its leaf tensor above it
+        t, tid = n.variable, f"t{id(n.variable)}"
+        name = names.get(id(t))
+        dot.node(tid, _label(name or "leaf", f"{_shape(t.shape)} {t.dtype.name}"), id=tid,
+                 **{"class": "tt-leaf tt-param" if name else "tt-leaf"}, fillcolor=COLOURS["leaf"])
+        dot.edge(tid, nid, id=f"l{n.id}", **{"class": "tt-leaf-edge"}, style="dashed", arrowhead="none")
+    if draw_saved:
+        for s in n.saved:
+            sid = f"s{n.id}_{s['name'].removeprefix('_saved_')}"
+            dot.node(sid, _saved_label(s), id=sid, **{"class": "tt-saved"}, fillcolor=COLOURS["saved"],
+                     fontsize="9")
+            dot.edge(sid, nid, id=f"x{sid}", **{"class": "tt-saved-edge"}, dir="none", style="dotted")
+
+
+def _add_input_edges(dot, n, keep, flowed):
+    """The edges into node n's box from the nodes of its inputs (its next edges, drawn the way data
+    flowed in forward). Those from nodes left out become one edge from the "more" box."""
+    cut = 0
+    for output_nr, edge in enumerate(n.next):
+        if edge is None:                             # that input needs no gradient
+            continue
+        if edge[0] not in keep:
+            cut += 1
+            continue
+        eid = f"e{n.id}_{edge[0]}_{output_nr}"
+        attrs = {"id": eid, "class": "tt-edge"}
+        if eid in flowed:
+            shape = flowed[eid]                      # bold, green, labelled with the gradient's shape
+            attrs.update({"class": "tt-edge tt-flowed", "penwidth": "2.2", "color": COLOURS["flowed"],
+                          "fontcolor": COLOURS["flowed"],
+                          "label": "None" if shape is None else _shape(shape)})
+        dot.edge(f"n{edge[0]}", f"n{n.id}", **attrs)
+    if cut:
+        label = {"label": f"×{cut:,}"} if cut > 1 else {}
+        dot.edge("more", f"n{n.id}", id=f"e{n.id}_more", **{"class": "tt-edge tt-cut"}, style="dashed",
+                 **label)
 
 
 # ---- rendering ------------------------------------------------------------------------------------------
@@ -203,25 +286,30 @@ def render_svg(dot_source, timeout=30):
     """Lay the graph out with Graphviz's dot and return the SVG (or, without dot, a picture that says so)."""
     exe = shutil.which("dot")
     if exe is None:
-        return _missing_svg(dot_source)
-    out = subprocess.run([exe, "-Tsvg"], input=dot_source.encode(), capture_output=True, timeout=timeout)
+        return _fallback_svg(INSTALL, dot_source)
+    try:
+        out = subprocess.run([exe, "-Tsvg"], input=dot_source.encode(), capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return _fallback_svg(f"Graphviz's dot took more than {timeout:g} s to lay this graph out "
+                             f"(draw fewer nodes: max_nodes=...)", dot_source)
     if out.returncode != 0:
         raise RuntimeError(f"Graphviz's dot failed: {out.stderr.decode(errors='replace')[:500]}")
     svg = out.stdout.decode()
-    svg = svg[svg.index("<svg"):]                    # drop the XML prolog and doctype: it is embedded in HTML
+    svg = svg[svg.index("<svg"):]                    # drop the XML prolog and doctype: it goes inside HTML
     return svg.replace("<svg ", "<svg class=\"tt-graph\" ", 1)
 
 
 def graph_svg(roots, params=None, state=None, **options):
+    """render_svg(graph_dot(...)): the picture of the graph behind `roots`."""
     return render_svg(graph_dot(roots, params=params, state=state, **options))
 
 
-def _missing_svg(dot_source):
+def _fallback_svg(message, dot_source):
+    """One line saying what went wrong, then the DOT text, one <text> per line."""
     lines = dot_source.splitlines()
-    doc = Svg(900, 20 * (len(lines) + 2) + 10, cls="tt-graph tt-graph-missing")
-    doc.text(8, 18, INSTALL, cls="tt-missing", size=12, anchor="start", fill="#a33")
+    width = 7 * max([len(message), *map(len, lines)]) + 16
+    doc = Svg(width, 40 + 14 * len(lines), cls="tt-graph tt-graph-missing")
+    doc.text(8, 18, message, cls="tt-missing", size=12, anchor="start", fill="#a33")
     for i, line in enumerate(lines):
-        doc.text(8, 40 + 14 * i, line, cls="tt-dot-source", size=10, anchor="start", xml_space="preserve")
+        doc.text(8, 40 + 14 * i, line, cls="tt-dot-source", size=10, anchor="start", style="white-space: pre")
     return doc.to_string()
-
-

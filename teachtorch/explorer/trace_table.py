@@ -4,26 +4,31 @@ A `dispatch.trace` records *hops*: each time the dispatcher runs one kernel at o
 from your code, `a * b` say, makes several hops: the AutogradCPU kernel records a graph node and hands the
 call on (redispatches) to the CPU kernel, which computes. This module groups hops back into calls:
 
-    row = {op: "aten.mul.Tensor", path: [AutogradCPU -> VariableType::mul.Tensor, CPU -> mul_kernel],
+    row = {op: "aten.mul.Tensor", path: [AutogradCPU: VariableType::mul.Tensor, CPU: mul_kernel],
            inputs/outputs: sizes, strides, dtype, device, storage, ...}
 
 and folds loops: the ops of a loop body repeat with the same shapes each time round, so a body of p calls
 repeated k times becomes p rows, each counted `k` times (their times summed). Folding looks only at a
-call's *signature*: section (forward or backward), op, the node it ran for, and the sizes, strides and
-dtypes of its tensors, never at names ($3) or values.
+call's *signature*: section (forward or backward), op, the autograd node it ran for, and the sizes,
+strides, dtypes and devices of its tensors, never at names ($3) or values. Folding is lossless: repeating
+each folded block `times` times gives back the sequence of signatures the trace had.
 
     trace_rows(t)      JSON-able rows (what the widget draws and the tests read)
     trace_text(t)      the same in PyTorch's LoggingTensor format, `$2: f32[3] = aten.mul.Tensor($0, $1)`
     trace_svg(t)       a static table, for nbconvert output and slides
 
 PyTorch's nearest tools print text only: LoggingTensorMode (torch/testing/_internal/logging_tensor.py),
-whose format trace_text copies, and DebugMode (torch.utils._debug_mode).
+whose format trace_text copies, and DebugMode (torch.utils._debug_mode). Neither folds loops.
 """
+
+from xml.sax.saxutils import escape
+
+import numpy as np
 
 from ..dispatch.trace import TensorInfo, _logging_line
 from .svg import Svg
 
-MAX_PERIOD = 64          # the longest loop body folding looks for
+MAX_PERIOD = 64          # the longest loop body (in calls) folding looks for
 
 
 # ---- grouping hops into calls ----------------------------------------------------------------------------
@@ -33,31 +38,33 @@ def _events(trace_or_events):
 
 
 def calls(trace_or_events):
-    """Group hops into calls: [(first hop, [hops of its path], [ops it called])] for each call from user code.
+    """Group hops into calls: [(first hop, [hops of its path], [ops it called])], one per call from user code
+    (or from the autograd engine, during backward).
 
-    A hop's `parent` is the index of the hop that made it. A child with the same op continues the call at a
-    lower key (its path); a child with another op is a call the kernel made (an op inside an op)."""
-    events = _events(trace_or_events)
-    by_index = {e.index: e for e in events}
-    groups, top_of = [], {}
-    for e in events:
-        if e.depth == 0 or e.parent not in by_index:
-            top_of[e.index] = len(groups)
+    A hop's `parent` is the `index` of the hop that made it (not its position in the list: a bounded trace
+    drops old hops). A child with its parent's op continues the call at a lower key: it is on the path.
+    A child with another op is a call the kernel made (an op inside an op), listed by name in `calls`."""
+    groups = []
+    where = {}           # hop index -> (its group, is it on the group's path, its op)
+    for e in _events(trace_or_events):
+        parent = where.get(e.parent)
+        if parent is None:                 # a call from user code, or its parent hop was dropped
+            where[e.index] = (len(groups), True, e.op)
             groups.append((e, [e], []))
             continue
-        g = top_of.get(e.parent)
-        if g is None:
-            continue
-        top_of[e.index] = g
+        g, on_path, parent_op = parent
         first, path, inner = groups[g]
-        if e.op == by_index[e.parent].op and by_index[e.parent] in path:
+        same_call = e.op == parent_op      # the dispatcher's own rule for "a redispatch of the same call"
+        if on_path and same_call:
             path.append(e)
-        elif e.op != first.op and e.aten_name not in inner:
+        elif not same_call and e.aten_name not in inner:
             inner.append(e.aten_name)
+        where[e.index] = (g, on_path and same_call, e.op)
     return groups
 
 
 def _tensors(values):
+    """The TensorInfos among a call's inputs or outputs (also those inside a list: cat, split)."""
     out = []
     for v in values:
         if isinstance(v, TensorInfo):
@@ -72,10 +79,34 @@ def _tensor_dict(t):
             "dtype": t.dtype, "device": t.device, "storage": str(t.storage_id)}
 
 
-def _signature(first):
-    ts = _tensors(first.inputs) + _tensors(first.outputs)
+def _layout(values):
+    """(sizes, strides, dtype, device) of each tensor among a call's inputs or outputs."""
+    out = []
+    for v in values:
+        for t in (v if isinstance(v, list) else (v,)):
+            if isinstance(t, TensorInfo):
+                out.append((t.sizes, t.strides, t.dtype, t.device))
+    return tuple(out)
+
+
+def signature(first):
+    """What folding compares: everything about a call except tensor names, values and times."""
     return (first.backward_node is not None, first.op, first.backward_node,
-            tuple((t.sizes, t.strides, t.dtype) for t in ts))
+            _layout(first.inputs), _layout(first.outputs))
+
+
+def _hop(key, kernel, ns):
+    return {"key": key, "kernel": kernel, "us": round(ns / 1000, 1)}
+
+
+def _path(path):
+    """Each hop's key, kernel and time. A hop's time includes the hops below it (like a profiler's "total"
+    time), so the first hop's time is the call's. The live trace notes lower hops in `ev.lower`."""
+    hops = []
+    for h in path:
+        hops.append(_hop(h.key, h.kernel, h.duration_ns))
+        hops.extend(_hop(*low) for low in h.lower or ())
+    return hops
 
 
 def _row(first, path, inner):
@@ -83,8 +114,7 @@ def _row(first, path, inner):
     return {
         "section": "forward" if first.backward_node is None else "backward",
         "op": first.aten_name,
-        "path": [{"key": h.key, "kernel": h.kernel, "us": round(h.duration_ns / 1000, 1)} for h in path]
-        + [{"key": key, "kernel": kernel, "us": round(ns / 1000, 1)} for key, kernel, ns in first.lower or ()],
+        "path": _path(path),
         "calls": inner,
         "inputs": [_tensor_dict(t) for t in ins],
         "outputs": [_tensor_dict(t) for t in outs],
@@ -99,66 +129,134 @@ def _row(first, path, inner):
     }
 
 
+def _note_row(left):
+    """The last row when rows were left out; the front ends show it as a note, not as a call."""
+    note = f"… {left:,} more rows"
+    return {"section": "note", "op": "", "note": note, "more": left, "text": f"# {note}", "count": 0,
+            "path": [], "calls": [], "inputs": [], "outputs": [], "storages": [], "backward_node": None,
+            "backward_node_id": None, "time_us": 0, "fold": None, "error": None}
+
+
 # ---- folding loops --------------------------------------------------------------------------------------
 
+def _run_lengths(same):
+    """For a boolean array, how many True values start at each position (0 where it is False)."""
+    m = len(same)
+    positions = np.arange(m)
+    stops = np.where(same, m, positions)                  # a False value stops a run where it is
+    next_stop = np.minimum.accumulate(stops[::-1])[::-1]  # the first stop at or after each position
+    return next_stop - positions
+
+
+def _loop_candidates(codes, max_period):
+    """Every place a loop body can start: arrays (start, period) where codes[start:start + period] is
+    followed by a second copy of itself.
+
+    Block i..i+p repeats k times iff codes[j] == codes[j + p] for the (k - 1) * p positions j from i on, so
+    one comparison of the sequence with itself shifted by p finds every repeat of period p at once. A block
+    that is itself a repeat (abab, period 4) is left out: its smaller period (ab) covers the same calls."""
+    n = len(codes)
+    runs, starts_of = {}, []
+    for p in range(1, min(max_period, n // 2) + 1):
+        run = _run_lengths(codes[p:] == codes[:-p])       # run[i]: matching positions from i, at shift p
+        runs[p] = run
+        starts = np.nonzero(run >= p)[0]                  # a second copy follows the block at start
+        for d in range(1, p):
+            if p % d == 0 and len(starts):                # the block has period d: not a new loop body
+                starts = starts[runs[d][starts] < p - d]
+        starts_of.append((starts, np.full(len(starts), p)))
+    if not starts_of:
+        return [], []
+    starts, periods = (np.concatenate(parts) for parts in zip(*starts_of))
+    order = np.lexsort((periods, -starts))                # from the last start back, shorter bodies first
+    return starts[order].tolist(), periods[order].tolist()
+
+
 def find_runs(signatures, max_period=MAX_PERIOD):
-    """Split a sequence into runs: [(start, period, times)], where signatures[start:start + period] repeats
-    `times` times in a row. Greedy, left to right: at each position take the period that covers the most
-    calls (shorter periods win ties, so `a a a a` is a x4, not (a a) x2). Each position tries each period
-    once, comparing whole blocks by their precomputed hashes, so this is O(n * max_period)."""
+    """Split a sequence into runs [(start, period, times)]: signatures[start:start + period] repeated `times`
+    times in a row (times 1: a call that is not folded). Of all the ways to split it, this picks one with
+    the fewest rows (a folded run costs `period` rows), by dynamic programming from the end:
+
+        rows[i] = min(1 + rows[i + 1],                       call i on its own row
+                      period + rows[i + k * period])         a loop body starting at i, repeated k >= 2 times
+
+    so `a a a a` is a x4 (1 row), not (a a) x2, and nested loops fold at the loop that saves the most.
+    Ties go to folding, and to the shorter body. The best k for a body at i comes from the same body one
+    repetition later (`after`), so each candidate body costs one step: O(n * max_period) numpy work to
+    find the candidates, then a Python step per call and per candidate."""
     n = len(signatures)
-    codes = [hash(s) for s in signatures]
+    ids = {}
+    codes = np.array([ids.setdefault(s, len(ids)) for s in signatures], dtype=np.int64)  # exact, no hashing
+    starts, periods = _loop_candidates(codes, max_period)
+    rows = [0] * (n + 1)              # rows[i]: fewest rows for signatures[i:]
+    choice = [(1, n)] * (n + 1)       # (period, end) of the run chosen at i
+    after = {}                        # (p, i) -> the best (rows, end) over ends i + k * p, k >= 1
+    c = 0
+    for i in range(n - 1, -1, -1):
+        best, pick = 1 + rows[i + 1], (1, i + 1)
+        while c < len(starts) and starts[c] == i:
+            p = periods[c]
+            c += 1
+            # ends after two or more copies: the best end of the copy starting at i + p (if that copy is
+            # followed by a third, it is a candidate too, already seen), else right after the second copy
+            later = after.get((p, i + p), (rows[i + 2 * p], i + 2 * p))
+            if p + later[0] < best or (p + later[0] == best and pick[0] == 1):
+                best, pick = p + later[0], (p, later[1])
+            here = (rows[i + p], i + p)                   # ending after one copy (for the copy before)
+            after[(p, i)] = here if here[0] < later[0] else later       # a tie: fold more copies
+        rows[i], choice[i] = best, pick
     runs, i = [], 0
     while i < n:
-        best_p, best_k = 1, 1
-        for p in range(1, min(max_period, (n - i) // 2) + 1):
-            if codes[i + p] != codes[i]:
-                continue              # cheap test first: the block cannot start again p calls later
-            block = codes[i:i + p]
-            k = 1
-            while i + (k + 1) * p <= n and codes[i + k * p:i + (k + 1) * p] == block:
-                k += 1
-            if k > 1 and p * k > best_p * best_k:
-                best_p, best_k = p, k
-        runs.append((i, best_p, best_k))
-        i += best_p * best_k
+        period, end = choice[i]
+        runs.append((i, period, (end - i) // period))
+        i = end
     return runs
 
 
 def trace_rows(trace_or_events, fold=True, max_rows=500):
-    """One row per call (or per call of a folded loop body); at most `max_rows` rows, then a note row."""
+    """One row per call (or per call of a folded loop body); at most `max_rows` rows (None: all), then one
+    note row (section "note", "more": how many rows were left out).
+
+    A row: section ("forward" / "backward"), op ("aten.mul.Tensor"), path [{key, kernel, us}], calls (ops
+    its kernels called), inputs / outputs [{name, sizes, strides, offset, dtype, device, storage}],
+    storages (sorted ids), backward_node ("MulBackward0") and backward_node_id ("n<id>", as in the graph
+    diagram), time_us, count, fold ({block, len, times, position} in a folded loop body, else None),
+    text (the LoggingTensor line) and error. A folded row shows its first repetition; its time_us is the
+    sum over all repetitions."""
     groups = calls(trace_or_events)
-    rows = []
     if fold:
-        runs = find_runs([_signature(g[0]) for g in groups])
+        runs = find_runs([signature(g[0]) for g in groups])
     else:
         runs = [(i, 1, 1) for i in range(len(groups))]
-    for block, (start, period, times) in enumerate(runs):
-        for j in range(period):
+    total = sum(period for _, period, _ in runs)
+    limit = total if max_rows is None else min(total, max_rows)
+    rows, blocks = [], 0
+    for start, period, times in runs:
+        if len(rows) >= limit:
+            break
+        for j in range(min(period, limit - len(rows))):
             row = _row(*groups[start + j])
             if times > 1:
                 row["count"] = times
-                row["fold"] = {"block": block, "len": period, "times": times, "position": j}
+                row["fold"] = {"block": blocks, "len": period, "times": times, "position": j}
+                # the folded row's time is the time of all its repetitions
                 row["time_us"] = round(sum(groups[start + r * period + j][0].duration_ns
                                            for r in range(times)) / 1000, 1)
             rows.append(row)
-    if len(rows) > max_rows:
-        left = len(rows) - max_rows
-        rows = rows[:max_rows]
-        rows.append({"section": "note", "op": "", "count": 0, "note": f"… {left:,} more rows",
-                     "text": f"# … {left:,} more rows", "storages": [], "path": [], "inputs": [],
-                     "outputs": [], "backward_node": None, "backward_node_id": None, "time_us": 0,
-                     "fold": None, "calls": [], "error": None})
+        blocks += times > 1
+    if total > len(rows):
+        rows.append(_note_row(total - len(rows)))
     return rows
-
 
 
 # ---- text -----------------------------------------------------------------------------------------------
 
-def trace_text(trace_or_events, fold=True, max_rows=500):
-    """The trace in PyTorch's LoggingTensor format, with `# forward` / `# backward` section lines.
+def trace_text(trace_or_events, fold=True, max_rows=None):
+    """The trace in PyTorch's LoggingTensor format (`$2: f32[3, 4] = aten.add.Tensor($0, $1)`), one line per
+    call, under `# forward` / `# backward` section lines.
 
-    A folded loop body is printed once, its first time round, between `# repeated 30 times {` and `# }`."""
+    A folded loop body is printed once, as its first time round ran, indented between `# x10 {` (it ran
+    10 times) and `# }`. The $names inside are those of the first time round; later rounds made new ones."""
     lines, section, block = [], None, None
     for row in trace_rows(trace_or_events, fold=fold, max_rows=max_rows):
         if row["section"] == "note":
@@ -168,12 +266,13 @@ def trace_text(trace_or_events, fold=True, max_rows=500):
         if block is not None and (f is None or f["block"] != block):
             lines.append("# }")
             block = None
+        indent = "  " if block is not None else ""
         if row["section"] != section:
             section = row["section"]
-            lines.append(f"# {section}")
+            lines.append(f"{indent}# {section}")
         if f is not None and f["block"] != block:
             block = f["block"]
-            lines.append(f"# repeated {f['times']} times {{")
+            lines.append(f"# x{f['times']} {{  loop body of {f['len']} calls, ran {f['times']} times")
         lines.append(("  " if block is not None else "") + row["text"])
     if block is not None:
         lines.append("# }")
@@ -182,19 +281,25 @@ def trace_text(trace_or_events, fold=True, max_rows=500):
 
 # ---- static SVG table -----------------------------------------------------------------------------------
 
-COLUMNS = [("op", 190), ("path", 250), ("shapes", 170), ("strides", 150), ("dtype", 70), ("device", 55),
-           ("storages", 90), ("time", 80), ("count", 50)]
+COLUMNS = ["op", "path", "shapes", "strides", "dtype", "device", "storages", "time", "count"]
+MAX_CHARS = {"op": 50, "path": 52, "shapes": 40, "strides": 40, "dtype": 16, "device": 10, "storages": 24,
+             "time": 12, "count": 8}
+FONT_SIZE = 11
+CHAR_W = 6.7             # the advance of an 11 px monospace character (DejaVu Sans Mono: 0.6 em)
 ROW_H = 18
+FOLD = "#f28e2b"         # the colour of folded loop bodies (the front end's too)
+BACKWARD = "#b34700"
 
 
-def _shapes(row):
-    ins = ", ".join("[" + ",".join(map(str, t["sizes"])) + "]" for t in row["inputs"])
-    outs = ", ".join("[" + ",".join(map(str, t["sizes"])) + "]" for t in row["outputs"])
+def _arrow(row, fmt):
+    """"[3, 4], [4] → [3, 4]": inputs, then outputs."""
+    ins = ", ".join(fmt(t) for t in row["inputs"])
+    outs = ", ".join(fmt(t) for t in row["outputs"])
     return f"{ins} → {outs}" if outs else ins
 
 
-def _short_storages(rows):
-    """Storage ids are large numbers; the table names them s0, s1, ... in order of appearance."""
+def _storage_names(rows):
+    """Storage ids are long numbers; the table names them s0, s1, ... in order of first use."""
     names = {}
     for row in rows:
         for s in row["storages"]:
@@ -203,65 +308,122 @@ def _short_storages(rows):
 
 
 def cells(row, storage_names):
+    """The text of each column of a row (the front end's trace_view.js shows the same)."""
     ts = row["inputs"] + row["outputs"]
+    distinct = lambda values: ", ".join(dict.fromkeys(values))   # noqa: E731  (in order, no repeats)
     return {
-        "op": row["op"] + (f"  ({row['backward_node']})" if row["backward_node"] else ""),
-        "path": " → ".join(h["key"] for h in row["path"]),
-        "shapes": _shapes(row),
-        "strides": " ".join("(" + ",".join(map(str, t["strides"])) + ")" for t in ts),
-        "dtype": ",".join(sorted({t["dtype"] for t in ts})),
-        "device": ",".join(sorted({t["device"] for t in ts})),
-        "storages": " ".join(storage_names[s] for s in row["storages"]),
-        "time": f"{row['time_us']:,.1f} us",
+        "op": row["op"] + (f" ({row['backward_node']})" if row["backward_node"] else ""),
+        "path": " → ".join(h["key"] for h in row["path"]) + _called(row["calls"]),
+        "shapes": _arrow(row, lambda t: "[" + ", ".join(map(str, t["sizes"])) + "]"),
+        "strides": _arrow(row, lambda t: "(" + ", ".join(map(str, t["strides"])) + ")"),
+        "dtype": distinct(t["dtype"] for t in ts),
+        "device": distinct(t["device"] for t in ts),
+        "storages": " ".join(sorted((storage_names[s] for s in row["storages"]), key=lambda n: int(n[1:]))),
+        "time": f"{row['time_us']:,.1f} µs",
         "count": f"×{row['count']}" if row["count"] > 1 else "",
     }
 
 
-def _clip(text, width):
-    chars = int(width / 7)
+def _called(ops):
+    """ "  (calls mm, t)": the ops a kernel called, short names (aten.mm.default -> mm)."""
+    if not ops:
+        return ""
+    short = [op.removeprefix("aten.").removesuffix(".default") for op in ops]
+    return f"  (calls {', '.join(short)})"
+
+
+def _tooltip(row, storage_names):
+    lines = [row["text"]]
+    if row["backward_node"]:
+        lines.append(f"in backward, for {row['backward_node']} ({row['backward_node_id']})")
+    lines += [f"  {h['key']}: {h['kernel']} ({h['us']} µs)" for h in row["path"]]
+    lines += [f"  calls {c}" for c in row["calls"]]
+    lines += [f"  {storage_names[s]} = storage {s}" for s in row["storages"]]
+    if row["fold"]:
+        f = row["fold"]
+        lines.append(f"loop body of {f['len']} calls, ran {f['times']} times")
+    return "\n".join(lines)
+
+
+def _clip(text, chars):
     return text if len(text) <= chars else text[:chars - 1] + "…"
 
 
+def _same_block(row, other):
+    return bool(row["fold"] and other["fold"] and row["fold"]["block"] == other["fold"]["block"])
+
+
+def _is_rows(x):
+    return isinstance(x, list) and (not x or isinstance(x[0], dict))
+
+
 def trace_svg(rows_or_trace, max_rows=200):
-    """The rows as an SVG table (forward and backward sections), for outputs without JavaScript."""
-    rows = rows_or_trace if isinstance(rows_or_trace, list) and (not rows_or_trace or isinstance(
-        rows_or_trace[0], dict)) else trace_rows(rows_or_trace, max_rows=max_rows)
-    note = None
-    if len(rows) > max_rows:
-        note = f"… {len(rows) - max_rows:,} more rows"
-        rows = rows[:max_rows]
-    names = _short_storages(rows)
-    width = sum(w for _, w in COLUMNS) + 10
-    sections = sum(1 for i, r in enumerate(rows) if i == 0 or r["section"] != rows[i - 1]["section"])
-    height = ROW_H * (len(rows) + sections + 2) + 10
+    """The rows as an SVG table with forward and backward sections, for outputs without JavaScript.
+
+    Accepts rows from trace_rows, or a trace / list of events (then folded). Shows at most `max_rows`
+    calls and a note (class tt-note) for the rest. A folded loop body has an orange bar on its left and
+    its count in bold; hovering a row shows its LoggingTensor line and every hop (an SVG <title>)."""
+    rows = rows_or_trace if _is_rows(rows_or_trace) else trace_rows(rows_or_trace, max_rows=max_rows)
+    calls_ = [r for r in rows if r["section"] != "note"]
+    left = sum(r.get("more", 0) for r in rows if r["section"] == "note") + max(0, len(calls_) - max_rows)
+    rows = calls_[:max_rows]
+    names = _storage_names(rows)
+    texts = [cells(r, names) for r in rows]
+    widths = {c: CHAR_W * max(len(c), min(MAX_CHARS[c], max((len(t[c]) for t in texts), default=0))) + 14
+              for c in COLUMNS}
+    width = sum(widths.values()) + 8
+    n_sections = sum(1 for i, r in enumerate(rows) if i == 0 or r["section"] != rows[i - 1]["section"])
+    height = ROW_H * (len(rows) + n_sections + 1 + (left > 0) + (not rows)) + 12
     doc = Svg(width, height, cls="tt-trace", data={"rows": len(rows)})
-    x = 5
-    for name, w in COLUMNS:
-        doc.text(x, ROW_H, name, size=11, anchor="start", font_weight="bold")
-        x += w
-    y = ROW_H * 2
-    section = None
-    for i, row in enumerate(rows):
-        if row["section"] == "note":
-            doc.text(5, y + 12, row["note"], cls="tt-note", size=11, anchor="start")
-            y += ROW_H
-            continue
+    doc.rect(0, 0, width, height, fill="#ffffff")         # readable on dark notebook themes too
+    x = 8
+    for c in COLUMNS:
+        doc.text(x, ROW_H - 4, "×count" if c == "count" else c, size=FONT_SIZE, anchor="start",
+                 font_weight="bold", fill="#222")
+        x += widths[c]
+    doc.line(0, ROW_H + 1, width, ROW_H + 1, stroke="#999", stroke_width=1)
+    y, section = ROW_H + 3, None
+    for i, (row, text) in enumerate(zip(rows, texts)):
         if row["section"] != section:
             section = row["section"]
             with doc.group(cls="tt-section", data={"section": section}):
-                doc.text(5, y + 12, f"— {section} —", size=11, anchor="start", font_style="italic")
+                doc.rect(0, y, width, ROW_H, fill="#e8ebf2")
+                if i and _same_block(row, rows[i - 1]):
+                    doc.rect(0, y, 4, ROW_H, fill=FOLD)   # the loop body goes on in the new section
+                label = "backward (run by loss.backward())" if section == "backward" else section
+                doc.text(8, y + 13, label, size=FONT_SIZE, anchor="start", font_style="italic", fill="#333")
             y += ROW_H
-        data = {"row": i, "op": row["op"], "section": row["section"], "count": row["count"],
-                "storages": " ".join(row["storages"])}
-        if row["backward_node_id"]:
-            data["node"] = row["backward_node_id"]
-        with doc.group(cls="tt-row", data=data):
-            doc.rect(0, y, width, ROW_H, fill="#f4f6fa" if i % 2 else "#ffffff")
-            x, texts = 5, cells(row, names)
-            for name, w in COLUMNS:
-                doc.text(x, y + 13, _clip(texts[name], w - 8), size=11, anchor="start")
-                x += w
+        _svg_row(doc, i, row, text, widths, y, width, names)
         y += ROW_H
-    if note:
-        doc.text(5, y + 12, note, cls="tt-note", size=11, anchor="start")
+    if not rows:
+        doc.text(8, y + 13, "no ops traced", cls="tt-note", size=FONT_SIZE, anchor="start", fill="#666")
+        y += ROW_H
+    if left:
+        doc.text(8, y + 13, f"… {left:,} more rows", cls="tt-note", size=FONT_SIZE, anchor="start",
+                 fill="#a33")
     return doc.to_string()
+
+
+def _svg_row(doc, i, row, text, widths, y, width, names):
+    data = {"row": i, "op": row["op"], "section": row["section"], "count": row["count"],
+            "storages": " ".join(row["storages"])}
+    if row["backward_node_id"]:
+        data["node"] = row["backward_node_id"]
+    if row["fold"]:
+        data["fold"] = row["fold"]["block"]
+    with doc.group(cls="tt-row", data=data):
+        doc.raw(f"<title>{escape(_tooltip(row, names))}</title>")
+        doc.rect(0, y, width, ROW_H, fill="#f4f6fa" if i % 2 else "#ffffff")
+        if row["fold"]:
+            doc.rect(0, y, 4, ROW_H, fill=FOLD)       # the bar that brackets a folded loop body
+        x = 8
+        for c in COLUMNS:
+            style = {"fill": "#222"}
+            if c == "op" and row["section"] == "backward":
+                style = {"fill": BACKWARD}
+            if c == "count":
+                style = {"fill": FOLD, "font_weight": "bold"}
+            if row["error"]:
+                style = {"fill": "#c62828"}
+            doc.text(x, y + 13, _clip(text[c], MAX_CHARS[c]), size=FONT_SIZE, anchor="start", **style)
+            x += widths[c]
