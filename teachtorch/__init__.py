@@ -49,3 +49,9 @@ def explore(**options):
     needs Jupyter."""
     from .explorer.widgets import explore as open_explorer
     return open_explorer(**options)
+
+
+# The layers above autograd: layers and losses, optimizers, data loading. They import the core, never the reverse.
+from . import nn, optim, utils  # noqa: E402,F401
+from . import datasets  # noqa: E402,F401  (offline data for class; uses utils.data)
+from .serialization import save, load  # noqa: E402,F401  (checkpoints, no pickle)

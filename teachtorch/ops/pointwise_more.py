@@ -19,7 +19,6 @@ Sections: division; powers; math functions of one tensor; rounding and sign; fun
 clamp; where, lerp, addcmul, addcdiv; comparisons; logical and bitwise ops; nan and inf; Python operators.
 """
 
-import math
 
 import numpy as np
 
@@ -29,6 +28,7 @@ from .._dtype import bool_, float16, float64, uint8
 from .._tensor import Tensor
 from ..backends import ARRAY_MODULES, empty
 from ..dispatch.dispatcher import call, define, impl
+from ..kernels import special
 from ..kernels.pointwise import ALWAYS_BOOL, DEFAULT, INT_TO_FLOAT, check_inplace, check_out, promote
 from ._define import bind_method, register_kernel
 from ..backends import preserve_strides
@@ -202,6 +202,10 @@ def _pow(xp, a, b):
         # a Python number exponent (pow.Tensor_Scalar): PowKernel.cpp takes x ** 0.5 as sqrt(x) and
         # x ** -0.5 as 1 / sqrt(x), which differ from pow at -0.0 and -inf
         return xp.sqrt(a) if b == 0.5 else 1 / xp.sqrt(a)
+    if isinstance(b, np.generic):
+        # any other single exponent: NumPy's own shortcuts for it (2: square, -1: reciprocal, 1, 0) agree
+        # with IEEE pow, so no need to spell the exponent out element by element as _float_pow does
+        return xp.power(a, b)
     return _float_pow(xp, a, b)
 
 
@@ -260,12 +264,6 @@ square = pointwise("square(Tensor self) -> Tensor", lambda xp, a: xp.multiply(a,
 # ---- math functions of one tensor (integers and bools give the default float dtype) ------------------------
 
 
-def _by_element(xp, f, a):
-    """Apply the Python function `f` to each element: NumPy has no erf, Python's math module has."""
-    host = a.get() if hasattr(a, "get") else a      # a CuPy array would be copied to the host
-    return xp.asarray(np.frompyfunc(f, 1, 1)(host), dtype=a.dtype)
-
-
 def _sinc(xp, a):
     # sin(pi x) / (pi x), and 1 at 0 (UnaryOpsKernel.cpp computes pi * x in the input's float type)
     x = a * xp.pi
@@ -296,8 +294,8 @@ _FLOAT_FUNCTIONS = {
     "acosh": lambda xp, a: xp.arccosh(a),
     "atanh": lambda xp, a: xp.arctanh(a),
     "sigmoid": lambda xp, a: 1 / (1 + xp.exp(-a)),
-    "erf": lambda xp, a: _by_element(xp, math.erf, a),
-    "erfc": lambda xp, a: _by_element(xp, math.erfc, a),
+    "erf": special.erf,        # fdlibm's piecewise approximation, vectorised (kernels/special.py)
+    "erfc": special.erfc,
     "sinc": _sinc,
 }
 for _name, _fn in _FLOAT_FUNCTIONS.items():

@@ -144,7 +144,10 @@ def _arange_kernel(ks, start, end, step, dtype, device):
         def lanes(base, j):
             return fma(j.astype(np.float64), float(xstep), base.astype(np.float64)).astype(acc).astype(dtype.numpy)
     with np.errstate(over="ignore"):
-        values = simd_fill(xp, n, dtype.itemsize, first, lanes)
+        if acc is np.int64:
+            values = first(xp.arange(n, dtype=np.int64))   # integers are exact: no lanes to imitate
+        else:
+            values = simd_fill(xp, n, dtype.itemsize, first, lanes)
     write(t, values)
     return t
 

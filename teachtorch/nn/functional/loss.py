@@ -1,0 +1,332 @@
+"""Loss functions: one number that says how wrong the predictions are, for `backward()` to start from.
+
+Every loss here is a few core ops, so autograd needs no new formulas:
+
+* `nll_loss(log_probs, target)` (negative log likelihood) picks, for each sample, the log-probability of its
+  target class with ONE `gather` along the class dim, and negates it. `weight[c]` scales the loss of class c;
+  targets equal to `ignore_index` count for nothing. The mean is a *weighted* mean: the sum of the weighted
+  losses divided by the sum of the weights of the targets that count (so with all targets ignored it is
+  0/0 = nan, as in PyTorch).
+* `cross_entropy(logits, target)` = `nll_loss(log_softmax(logits))` for class indices. For class
+  probabilities (a float target of the input's shape) it is `-(target * log_softmax(logits)).sum(class_dim)`.
+  `label_smoothing=eps` mixes the target with the uniform distribution: (1 - eps) * target + eps / C.
+* `mse_loss` = mean((x - y)^2), `l1_loss` = mean(|x - y|).
+* `binary_cross_entropy(p, y)` = -(y log p + (1 - y) log(1 - p)), each log clamped to >= -100 (as PyTorch
+  does, so p = 0 or 1 gives a large finite loss instead of inf).
+* `binary_cross_entropy_with_logits(x, y)` takes the logit x instead of p = sigmoid(x). Written as
+  (1 - y) x + softplus(-x) it never computes sigmoid(x) and then log of it, which would round to log(0)
+  for large |x|; softplus(-x) = log(1 + e^-x) is `logaddexp(-x, 0)`, computed stably.
+
+PyTorch has a C++ kernel and a hand-written backward per loss (aten/src/ATen/native/Loss.cpp,
+LossNLL.cpp, LossNLL2d.cpp) and the Python checks in torch/nn/functional.py; the checks, their order and
+their messages here follow those files.
+"""
+
+import math
+import warnings
+
+import teachtorch as tt
+
+__all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "l1_loss",
+           "mse_loss", "nll_loss"]
+
+
+# ---- reduction -------------------------------------------------------------------------------------------
+
+
+def _check_reduction(reduction):
+    """torch/nn/_reduction.py `get_enum`: the three reductions a loss understands."""
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _legacy_reduction(size_average, reduce, reduction):
+    """The old `size_average` / `reduce` flags (torch/nn/_reduction.py `legacy_get_string`), when given."""
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    reduction = "mean" if (size_average and reduce) else ("sum" if reduce else "none")
+    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.")
+    return reduction
+
+
+def _reduce(losses, reduction):
+    if reduction == "mean":
+        return losses.mean()
+    if reduction == "sum":
+        return losses.sum()
+    return losses
+
+
+def _shape(t):
+    return list(t.shape)
+
+
+# ---- negative log likelihood and cross entropy -----------------------------------------------------------
+
+
+def _check_nll(input, target, weight):
+    """The checks of PyTorch's `nll_loss_nd` and of the kernels it calls (nll_loss for 1-d and 2-d inputs,
+    nll_loss2d for the rest, which are reshaped to 4-d), in the same order, with the same messages."""
+    if input.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
+    target_batch = target.shape[0] if target.dim() > 0 else 0      # (PyTorch reports a 0-d target's as 0)
+    if input.dim() != 1 and input.shape[0] != target_batch:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({target_batch}).")
+    n_classes = input.shape[0] if input.dim() == 1 else input.shape[1]
+    if input.dim() <= 2:
+        if target.dim() > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if weight is not None and (weight.dim() != 1 or weight.numel() != n_classes):
+            raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes or no classes "
+                               f"but got weight tensor of shape: {_shape(weight)}")
+    else:
+        if input.dim() == 4 and target.dim() != 3:
+            raise RuntimeError("only batches of spatial targets supported (3D tensors) but got targets of "
+                               f"dimension: {target.dim()}")
+        if input.dim() == 4 and tuple(target.shape[1:]) != tuple(input.shape[2:]):
+            raise RuntimeError(f"size mismatch (got input: {_shape(input)} , target: {_shape(target)}")
+        if input.dim() != 4 and tuple(target.shape[1:]) != tuple(input.shape[2:]):
+            expected = [input.shape[0]] + list(input.shape[2:])
+            raise RuntimeError(f"Expected target size {expected}, got {_shape(target)}")
+        if weight is not None and weight.numel() != n_classes:
+            raise RuntimeError("weight tensor should be defined either for all or no classes")
+    if target.dtype not in (tt.int64, tt.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.dtype._ptname}")
+    if weight is not None and weight.dtype != input.dtype:
+        raise RuntimeError(f"expected scalar type {input.dtype._ptname} but found {weight.dtype._ptname}")
+    return n_classes
+
+
+def _nll_terms(log_probs, target, weight, ignore_index):
+    """The per-target losses -w[t] * log_probs[t] and the per-target weights w (None when all are 1).
+
+    Targets equal to `ignore_index` get weight 0. Every other target must be a valid class index; the
+    first one that is not raises IndexError, as PyTorch's CPU kernel does.
+    """
+    if log_probs.dim() == 1 and target.dim() == 1:
+        # an unbatched input may come with its one target in a 1-d tensor
+        if target.shape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}")
+        target = target.squeeze(0)
+    n_classes = _check_nll(log_probs, target, weight)
+    class_dim = 0 if log_probs.dim() == 1 else 1
+    if target.dtype == tt.uint8:
+        target = target.long()                              # index with int64, as uint8 would mean a mask
+    ignored = None
+    # The usual case costs one op: every target is in [0, C) and ignore_index (-100 by default) is no class,
+    # so nothing is ignored and nothing is out of bounds. Otherwise, look closer.
+    low, high = target.aminmax() if target.numel() > 0 else (0, 0)
+    if int(low) < 0 or int(high) >= n_classes or 0 <= ignore_index < n_classes:
+        ignored = target == ignore_index
+        if bool(ignored.any()):
+            target = target.masked_fill(ignored, 0)        # any valid index: its loss is multiplied by 0
+        else:
+            ignored = None
+        out_of_bounds = (target < 0) | (target >= n_classes)
+        if bool(out_of_bounds.any()):
+            raise IndexError(f"Target {int(target[out_of_bounds][0])} is out of bounds.")
+    # the log-probability of each sample's target class: one gather along the class dim
+    picked = log_probs.gather(class_dim, target.unsqueeze(class_dim)).squeeze(class_dim)
+    if weight is not None:
+        w = weight[target]                                  # the weight of each target's class
+        if ignored is not None:
+            w = w.masked_fill(ignored, 0)
+    elif ignored is not None:
+        w = (~ignored).to(log_probs.dtype)
+    else:
+        w = None
+    losses = -picked if w is None else -picked * w
+    return losses, w, ignored
+
+
+def _reduce_weighted(losses, w, reduction):
+    """Sum, none, or the weighted mean: divided by the total weight of the targets that count."""
+    if reduction == "mean" and w is not None:
+        return losses.sum() / w.sum()
+    return _reduce(losses, reduction)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    """The negative log likelihood of the target classes, given log-probabilities `input`.
+
+    input (N, C) or (N, C, d1, ...) or unbatched (C,); target (N,) / (N, d1, ...) / () of class indices.
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    losses, w, _ = _nll_terms(input, target, weight, ignore_index)
+    return _reduce_weighted(losses, w, reduction)
+
+
+def _cross_entropy_probabilities(input, target, weight, reduction, label_smoothing):
+    """Cross entropy against class probabilities (aten/src/ATen/native/LossNLL.cpp,
+    `cross_entropy_loss_prob_target`): -(target * log_softmax(input)) summed over the classes."""
+    class_dim = 0 if input.dim() == 1 else 1
+    n_classes = input.shape[class_dim]
+    if weight is not None and (weight.dim() != 1 or weight.numel() != n_classes):
+        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {n_classes} classes or "
+                           f"no classes but got weight tensor of shape: {_shape(weight)}")
+    log_probs = tt.log_softmax(input, class_dim)
+    if label_smoothing > 0.0:
+        if label_smoothing > 1.0:
+            raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+        target = target * (1 - label_smoothing) + label_smoothing / n_classes
+    products = log_probs * target
+    if weight is not None:
+        # weight[c] scales class c: shaped (C, 1, ..., 1) to line up with the class dim
+        products = products * weight.view([n_classes] + [1] * (input.dim() - class_dim - 1))
+    if reduction == "none":
+        return -products.sum(class_dim)
+    if reduction == "sum":
+        return -products.sum()
+    if input.numel() == 0:
+        return products.sum() * math.nan
+    # the mean over samples (and positions), not over classes
+    return -products.sum() / (input.numel() // n_classes)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    """Cross entropy between the logits `input` and `target`: class indices, or class probabilities when
+    `target` has the input's shape.
+
+    input (N, C) or (N, C, d1, ...) or unbatched (C,). `weight` (C,) scales each class, targets equal to
+    `ignore_index` are skipped, `label_smoothing` in [0, 1] mixes the target with the uniform distribution.
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if tuple(input.shape) == tuple(target.shape):
+        if not target.dtype.is_floating_point:
+            raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
+                               f"{target.dtype._ptname}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        return _cross_entropy_probabilities(input, target, weight, reduction, label_smoothing)
+    if label_smoothing > 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    class_dim = 0 if input.dim() == 1 else 1
+    log_probs = tt.log_softmax(input, class_dim)
+    losses, w, ignored = _nll_terms(log_probs, target, weight, ignore_index)
+    if label_smoothing > 0.0:
+        # the loss against the uniform distribution: -sum over classes of (weighted) log-probabilities,
+        # mixed in with weight eps / C; it has the same weighted-mean denominator as the nll part
+        n_classes = input.shape[class_dim]
+        if weight is not None:
+            log_probs = log_probs * weight.view([n_classes] + [1] * (input.dim() - class_dim - 1))
+        smooth = -log_probs.sum(class_dim)
+        if ignored is not None:
+            smooth = smooth.masked_fill(ignored, 0)
+        losses = losses * (1 - label_smoothing) + smooth * (label_smoothing / n_classes)
+    return _reduce_weighted(losses, w, reduction)
+
+
+# ---- regression losses -----------------------------------------------------------------------------------
+
+
+def _warn_if_broadcasting(input, target):
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn(f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). "
+                      "This will likely lead to incorrect results due to broadcasting. "
+                      "Please ensure they have the same size.", stacklevel=3)
+
+
+def _reduce_elementwise(errors, weight, reduction):
+    """The reduction of mse_loss and l1_loss; with per-element weights the mean is sum(w e) / sum(w)."""
+    if weight is None:
+        _check_reduction(reduction)
+        return _reduce(errors, reduction)
+    errors = errors * weight
+    if reduction == "none":
+        return errors
+    if reduction == "sum":
+        return errors.sum()
+    if reduction == "mean":
+        return errors.sum() / weight.sum()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """The mean squared error (x - y)^2, reduced. `target` broadcasts against `input` (with a warning)."""
+    _warn_if_broadcasting(input, target)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if weight is not None and tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    diff = input - target
+    if not diff.dtype.is_floating_point:
+        raise NotImplementedError(f"\"mse_cpu\" not implemented for '{diff.dtype._ptname}'")
+    return _reduce_elementwise(diff.square(), weight, reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """The mean absolute error |x - y|, reduced. `target` broadcasts against `input` (with a warning)."""
+    _warn_if_broadcasting(input, target)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if weight is not None and tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    return _reduce_elementwise((input - target).abs(), weight, reduction)
+
+
+# ---- binary cross entropy --------------------------------------------------------------------------------
+
+
+def _apply_weight(loss, weight):
+    """`loss.mul_(weight)` as PyTorch's kernels do it: the weight broadcasts into the loss's shape (never
+    grows it) and the result keeps the loss's dtype. Written out of place so autograd records it."""
+    if weight is None:
+        return loss
+    shape = tuple(tt.broadcast_shapes(tuple(loss.shape), tuple(weight.shape)))
+    if shape != tuple(loss.shape):
+        raise RuntimeError(f"output with shape {_shape(loss)} doesn't match the broadcast shape {list(shape)}")
+    if weight.dtype != loss.dtype:
+        weight = weight.to(loss.dtype)
+    return loss * weight
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """-(y log p + (1 - y) log(1 - p)) for probabilities p = `input` in [0, 1] and targets y."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.size()}) that is different to the input size "
+                         f"({input.size()}) is deprecated. Please ensure they have the same size.")
+    if weight is not None:
+        weight = weight.expand(tt.broadcast_shapes(tuple(target.shape), tuple(weight.shape)))
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"binary_cross_entropy\" not implemented for '{input.dtype._ptname}'")
+    if target.dtype != input.dtype:
+        raise RuntimeError(f"Found dtype {target.dtype._ptname} but expected {input.dtype._ptname}")
+    # (also refuses nan: it is not >= 0)
+    if input.numel() > 0 and not bool(((input >= 0) & (input <= 1)).all()):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    # log(0) = -inf would give inf * 0 = nan below: clamping at -100 keeps the loss finite
+    log_p = tt.log(input).clamp_min(-100)
+    log_1mp = tt.log1p(-input).clamp_min(-100)
+    loss = -(log_1mp + target * (log_p - log_1mp))         # = -(y log p + (1 - y) log(1 - p))
+    return _reduce(_apply_weight(loss, weight), reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
+                                     pos_weight=None):
+    """Binary cross entropy of sigmoid(`input`) and `target`, computed from the logits without sigmoid.
+
+    loss = (1 - y) x + (1 + (pos_weight - 1) y) softplus(-x); `pos_weight` scales the loss of the positive
+    examples (the y log p term), `weight` the whole loss.
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
+    if not target.dtype.is_floating_point:
+        # PyTorch computes `(1 - target).mul_(input)` in place, into the target's dtype
+        result = tt.promote_types(input.dtype, target.dtype)
+        raise RuntimeError(f"result type {result._ptname} can't be cast to the desired output type "
+                           f"{target.dtype._ptname}")
+    # softplus(-x) = log(1 + e^-x) = -log(sigmoid(x)), stable for large |x|
+    softplus_neg = tt.logaddexp(-input, tt.zeros((), dtype=input.dtype, device=input.device))
+    if pos_weight is not None:
+        softplus_neg = _apply_weight(softplus_neg, (pos_weight - 1) * target + 1)
+    loss = (1 - target) * input + softplus_neg
+    if loss.dtype != target.dtype:
+        loss = loss.to(target.dtype)                         # the dtype PyTorch's in-place kernel ends in
+    return _reduce(_apply_weight(loss, weight), reduction)

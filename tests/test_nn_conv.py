@@ -1,0 +1,464 @@
+"""Convolution and pooling: F.conv1d, F.conv2d, F.max_pool2d, F.avg_pool2d, F.adaptive_avg_pool2d and their
+modules, against PyTorch: values, strides, gradients of input, weight and bias (and second derivatives),
+on every memory layout; the errors; and the lesson itself (the im2col windows are a view, not a copy)."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import teachtorch as tt
+from nn_parity import check_module
+from parity import LAYOUTS, P, check, check_grad, rand
+
+F = tt.nn.functional
+
+
+def conv_case(fn_name, x, w, b, grad_strides=True, **kwargs):
+    """Gradient parity of F.<fn_name>(x, w, b, **kwargs) for input, weight and bias (first and second order)."""
+    check_grad(lambda lib, x, w, b: getattr(lib.nn.functional, fn_name)(x, w, b, **kwargs), x, w, b,
+               name=False, gradcheck=False, gradgradcheck=False, rtol=1e-4, atol=1e-5,
+               check_grad_strides=grad_strides)
+
+
+def pool_case(fn, x):
+    """Gradient parity of a pooling `fn(lib, x)`. (double=False: a pooling's gradient is linear in the output
+    gradient and does not depend on the input, so its second derivative is zero; PyTorch's backward ops take
+    the input anyway and so record a graph under create_graph, ours record none.)"""
+    check_grad(fn, x, name=False, gradcheck=False, gradgradcheck=False, double=False)
+
+
+# ---- conv2d -------------------------------------------------------------------------------------------------
+
+CONV2D_GRID = [
+    # (in_channels, out_channels, kernel, stride, padding, dilation, groups)
+    (3, 4, 3, 1, 0, 1, 1),
+    (3, 4, 3, 1, 1, 1, 1),
+    (3, 4, (3, 2), (2, 1), (1, 0), 1, 1),
+    (3, 4, 2, 2, 0, 2, 1),
+    (4, 6, 3, 1, 1, (2, 1), 2),
+    (4, 4, 3, 2, 2, 1, 4),            # depthwise
+    (2, 3, 1, 1, 0, 1, 1),            # 1x1
+    (3, 2, 5, 1, 2, 1, 1),            # kernel as big as the input once padded
+]
+
+
+@pytest.mark.parametrize("case", CONV2D_GRID)
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_conv2d_grid(case, layout):
+    cin, cout, k, stride, padding, dilation, groups = case
+    kh, kw = (k, k) if isinstance(k, int) else k
+    x = rand(2, cin, 5, 6, layout=layout, seed=1)
+    w = rand(cout, cin // groups, kh, kw, seed=2, layout="permuted" if layout == "sliced" else "contiguous")
+    b = rand(cout, seed=3)
+    conv_case("conv2d", x, w, b, stride=stride, padding=padding, dilation=dilation, groups=groups)
+
+
+def test_conv2d_without_bias_and_unbatched():
+    check_grad(lambda lib, x, w: lib.nn.functional.conv2d(x, w, padding=1), rand(2, 3, 4, 4, layout="offset"),
+               rand(5, 3, 3, 3, seed=1), name=False, gradcheck=False, gradgradcheck=False)
+    # a (C, H, W) input is one unbatched image
+    conv_case("conv2d", rand(3, 5, 6, layout="permuted"), rand(4, 3, 2, 3, seed=1), rand(4, seed=2), stride=2)
+
+
+@pytest.mark.parametrize("padding", ["same", "valid"])
+@pytest.mark.parametrize("kernel,dilation", [(3, 1), (4, 1), ((2, 3), (2, 1)), (5, 2)])
+def test_conv2d_padding_strings(padding, kernel, dilation):
+    kh, kw = (kernel, kernel) if isinstance(kernel, int) else kernel
+    conv_case("conv2d", rand(2, 3, 9, 8, layout="sliced"), rand(4, 3, kh, kw, seed=1), rand(4, seed=2),
+              padding=padding, dilation=dilation)
+
+
+def test_conv2d_gradcheck_float64():
+    # numerical vs analytical Jacobians, first and second order, through pad + as_strided + matmul
+    check_grad(lambda lib, x, w, b: lib.nn.functional.conv2d(x, w, b, stride=2, padding=1, groups=2),
+               rand(1, 2, 4, 3, layout="permuted"), rand(2, 1, 2, 2, seed=1), rand(2, seed=2), name=False)
+
+
+def test_conv2d_channels_last_input_gives_channels_last_output():
+    x = np.random.default_rng(0).standard_normal((2, 3, 5, 6)).astype("float32")
+    for lib in (tt, torch):
+        t = lib.tensor(np.ascontiguousarray(x.transpose(0, 2, 3, 1))).permute(0, 3, 1, 2)
+        w = lib.ones(4, 3, 3, 3)
+        out = lib.nn.functional.conv2d(t, w, padding=1)
+        assert out.stride() == (120, 1, 24, 4)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_conv2d_hypothesis(data):
+    groups = data.draw(st.sampled_from([1, 1, 2, 3]))
+    cin = groups * data.draw(st.integers(1, 2))
+    cout = groups * data.draw(st.integers(1, 2))
+    kh, kw = data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3))
+    stride = (data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3)))
+    dilation = (data.draw(st.integers(1, 2)), data.draw(st.integers(1, 2)))
+    padding = (data.draw(st.integers(0, 2)), data.draw(st.integers(0, 2)))
+    # the input must hold at least one dilated window once padded
+    h = data.draw(st.integers(max(1, dilation[0] * (kh - 1) + 1 - 2 * padding[0]), 7))
+    w = data.draw(st.integers(max(1, dilation[1] * (kw - 1) + 1 - 2 * padding[1]), 7))
+    n = data.draw(st.integers(1, 3))
+    layout = data.draw(st.sampled_from(LAYOUTS))
+    x = rand(n, cin, h, w, layout=layout, seed=data.draw(st.integers(0, 1000)))
+    # (.grad strides are not compared here: for permuted inputs with several size-1 dims the core's
+    # as_strided backward returns a contiguous gradient where PyTorch's keeps the input's strides; the
+    # values are compared, and the grid above compares strides on unambiguous shapes)
+    conv_case("conv2d", x, rand(cout, cin // groups, kh, kw, seed=1), rand(cout, seed=2), grad_strides=False,
+              stride=stride, padding=padding, dilation=dilation, groups=groups)
+
+
+# ---- conv1d -------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("case", [(3, 4, 3, 1, 0, 1, 1), (3, 4, 3, 2, 1, 1, 1), (4, 6, 2, 1, 2, 3, 2),
+                                  (2, 2, 3, 3, 1, 1, 2), (3, 4, 4, 1, "same", 2, 1), (3, 4, 3, 1, "valid", 1, 1)])
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_conv1d_grid(case, layout):
+    cin, cout, k, stride, padding, dilation, groups = case
+    conv_case("conv1d", rand(2, cin, 9, layout=layout, seed=1), rand(cout, cin // groups, k, seed=2),
+              rand(cout, seed=3), stride=stride, padding=padding, dilation=dilation, groups=groups)
+
+
+def test_conv1d_unbatched():
+    conv_case("conv1d", rand(3, 8, layout="sliced"), rand(4, 3, 3, seed=1), rand(4, seed=2), padding=1)
+
+
+# ---- errors ---------------------------------------------------------------------------------------------------
+
+CONV_ERRORS = [
+    ("conv2d", (2, 3), (8, 3, 3, 3), None, {}),
+    ("conv2d", (1, 2, 3, 5, 5), (8, 3, 3, 3), None, {}),
+    ("conv2d", (2, 4, 5, 5), (8, 3, 3, 3), None, {}),                   # channel mismatch
+    ("conv2d", (2, 3, 2, 2), (8, 3, 3, 3), None, {}),                   # kernel bigger than the input
+    ("conv2d", (2, 3, 5, 5), (8, 3, 3, 3), None, dict(stride=2, padding="same")),
+    ("conv2d", (2, 3, 5, 5), (8, 3, 3, 3), None, dict(padding="foo")),
+    ("conv2d", (2, 3, 5, 5), (8, 3, 3, 3), None, dict(padding=-1)),
+    ("conv2d", (2, 3, 5, 5), (8, 3, 3, 3), None, dict(stride=0)),
+    ("conv2d", (2, 3, 5, 5), (8, 3, 3, 3), None, dict(dilation=0)),
+    ("conv2d", (2, 3, 5, 5), (8, 3, 3, 3), None, dict(groups=0)),
+    ("conv2d", (2, 6, 5, 5), (7, 3, 3, 3), None, dict(groups=2)),       # groups must divide out_channels
+    ("conv2d", (2, 3, 5, 5), (8, 3, 3, 3), (7,), {}),                   # bias of the wrong size
+    ("conv2d", (2, 3, 5, 5), (8, 3, 3, 3), (8, 1), {}),
+    ("conv2d", (2, 3, 5, 5), (8, 3, 3, 3), None, dict(stride=(1, 1, 1))),
+    ("conv2d", (2, 3, 5, 5), (8, 3, 3, 3), None, dict(padding=(1, 2, 3))),
+    ("conv2d", (2, 3, 5, 5), (8, 3, 3, 3, 3), None, {}),
+    ("conv2d", (3, 2, 5), (8, 3, 3, 3), None, {}),                      # unbatched, wrong channels
+    ("conv1d", (2, 3, 5, 5), (4, 3, 3), None, {}),
+    ("conv1d", (2, 4, 5), (4, 3, 3), None, {}),
+    ("conv1d", (2, 3, 2), (4, 3, 3), None, {}),
+]
+
+
+@pytest.mark.parametrize("fn,xs,ws,bs,kwargs", CONV_ERRORS)
+def test_conv_errors(fn, xs, ws, bs, kwargs):
+    b = rand(*bs, seed=2) if bs else None
+    err = check(lambda lib, x, w, b: getattr(lib.nn.functional, fn)(x, w, b, **kwargs), rand(*xs),
+                rand(*ws, seed=1), b)
+    assert isinstance(err, Exception)
+
+
+def test_conv_dtype_mismatch_errors():
+    check(lambda lib, x, w: lib.nn.functional.conv2d(x, w), rand(2, 3, 5, 5), rand(2, 3, 3, 3, dtype="float64"))
+    check(lambda lib, x, w, b: lib.nn.functional.conv2d(x, w, b), rand(1, 3, 4, 4), rand(2, 3, 3, 3),
+          rand(2, dtype="float64"))
+
+
+# ---- the lesson: the windows are a view ---------------------------------------------------------------------
+
+def test_im2col_windows_are_a_view_of_the_padded_input():
+    from teachtorch.nn.functional.conv import _pad, _windows
+    x = tt.randn(2, 3, 5, 6)
+    padded = _pad(x, [(1, 1), (2, 2)])
+    windows = _windows(padded, (3, 2), (2, 1), (1, 2), (3, 8))
+    # same storage, nothing copied: the view's strides step through the padded image
+    assert windows.untyped_storage().data_ptr() == padded.untyped_storage().data_ptr()
+    assert windows._base is padded
+    sN, sC, sH, sW = padded.stride()
+    assert windows.stride() == (sN, sC, sH * 2, sW * 1, sH * 1, sW * 2)
+    # and it shows the windows: windows[n, c, i, j, ki, kj] = padded[n, c, 2i + ki, j + 2kj]
+    p, v = padded.numpy(), windows.numpy()
+    for (n, c, i, j, ki, kj) in [(0, 0, 0, 0, 0, 0), (1, 2, 2, 7, 2, 1), (1, 1, 1, 3, 1, 0)]:
+        assert v[n, c, i, j, ki, kj] == p[n, c, 2 * i + ki, j + 2 * kj]
+    # writing through the padded image shows in every window that sees that pixel
+    padded[0, 0, 2, 2] = 100.0
+    assert windows[0, 0, 1, 2, 0, 0].item() == 100.0 and windows[0, 0, 0, 0, 2, 1].item() == 100.0
+
+
+def test_conv2d_is_one_strided_view_then_one_matmul():
+    x, w, b = tt.randn(2, 3, 5, 5), tt.randn(4, 3, 3, 3), tt.randn(4)
+    with tt.dispatch.trace() as t:
+        F.conv2d(x, w, b, stride=2)            # no padding: the view is over the input itself
+    names = [e.aten_name for e in t.ops()]
+    assert names.count("aten.as_strided.default") == 1
+    assert names.count("aten.matmul.default") == 1
+    assert "aten.full.default" not in names    # nothing was padded
+
+
+def test_conv2d_window_view_of_unpadded_sliced_input_shares_storage():
+    # without padding, the window view is taken over the caller's own tensor, whatever its strides
+    from teachtorch.nn.functional.conv import _windows
+    base = tt.randn(2, 3, 10, 12)
+    x = base[:, :, 1::2, ::3]
+    windows = _windows(x, (2, 2), (1, 1), (1, 1), (4, 3))
+    assert windows.untyped_storage().data_ptr() == base.untyped_storage().data_ptr()
+    assert windows.storage_offset() == x.storage_offset()
+    np.testing.assert_array_equal(windows.numpy()[:, :, 1, 2], x.numpy()[:, :, 1:3, 2:4])
+
+
+# ---- the modules --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs", [
+    dict(),
+    dict(stride=2, padding=1),
+    dict(padding="same", dilation=2, bias=False),
+    dict(groups=2, padding=(1, 2)),
+    dict(padding=1, padding_mode="reflect"),
+    dict(padding=(2, 1), padding_mode="replicate"),
+    dict(padding=1, padding_mode="circular", stride=2),
+    dict(padding="same", padding_mode="reflect", kernel_size=4),
+])
+@pytest.mark.parametrize("layout", ["contiguous", "permuted", "sliced"])
+def test_conv2d_module(kwargs, layout):
+    kwargs = dict(kwargs)
+    k = kwargs.pop("kernel_size", 3)
+    check_module(lambda nn: nn.Conv2d(4, 6, k, **kwargs), rand(2, 4, 6, 7, layout=layout))
+
+
+@pytest.mark.parametrize("kwargs", [dict(), dict(stride=2, padding=1, dilation=2), dict(groups=3, bias=False),
+                                    dict(padding="same", padding_mode="circular")])
+def test_conv1d_module(kwargs):
+    check_module(lambda nn: nn.Conv1d(3, 6, 3, **kwargs), rand(2, 3, 10, layout="permuted"))
+    check_module(lambda nn: nn.Conv1d(3, 6, 3, **kwargs), rand(3, 10, layout="offset"))     # unbatched
+
+
+def test_conv_module_init_follows_pytorch():
+    # kaiming_uniform_(a=sqrt(5)) is U(-1/sqrt(fan_in), 1/sqrt(fan_in)); the bias uses the same bound
+    conv = tt.nn.Conv2d(8, 64, (3, 2), groups=2)
+    bound = 1 / math.sqrt(4 * 3 * 2)
+    for p in (conv.weight, conv.bias):
+        v = p.detach().numpy()
+        assert v.min() >= -bound and v.max() <= bound
+        assert v.max() > 0.8 * bound and v.min() < -0.8 * bound      # spread over the whole range
+    assert abs(conv.weight.detach().numpy().mean()) < 0.1 * bound
+    assert tuple(conv.weight.shape) == (64, 4, 3, 2) and conv.weight.requires_grad
+    assert tt.nn.Conv1d(2, 3, 4).weight.shape == (3, 2, 4)
+
+
+def test_conv_module_repr_and_errors():
+    for make in (lambda nn: nn.Conv2d(3, 8, 3, padding=1),
+                 lambda nn: nn.Conv2d(3, 8, (3, 5), stride=2, dilation=(1, 2), groups=1, bias=False),
+                 lambda nn: nn.Conv2d(4, 8, 3, padding="same", groups=4, padding_mode="reflect"),
+                 lambda nn: nn.Conv1d(2, 4, 3, stride=2, padding="valid")):
+        assert repr(make(tt.nn)) == repr(make(torch.nn))
+    for args, kwargs in [((3, 4, 3), dict(groups=2)), ((4, 6, 3), dict(groups=4)), ((4, 4, 3), dict(groups=0)),
+                         ((4, 4, 3), dict(padding="same", stride=2)), ((4, 4, 3), dict(padding="foo")),
+                         ((4, 4, 3), dict(padding_mode="foo"))]:
+        with pytest.raises(ValueError) as theirs:
+            torch.nn.Conv2d(*args, **kwargs)
+        with pytest.raises(ValueError) as ours:
+            tt.nn.Conv2d(*args, **kwargs)
+        assert _set_order_free(str(ours.value)) == _set_order_free(str(theirs.value))
+
+
+def _set_order_free(message):
+    """A message with the items of a printed Python set sorted (a set's printing order changes between runs:
+    it depends on the string hash seed, which differs between the process that compiled torch and this one)."""
+    if "{" not in message:
+        return message
+    head, rest = message.split("{", 1)
+    items, tail = rest.split("}", 1)
+    return head + "{" + ", ".join(sorted(items.split(", "))) + "}" + tail
+
+
+# ---- max_pool2d -----------------------------------------------------------------------------------------------
+
+MAX_POOL_GRID = [
+    dict(kernel_size=2),
+    dict(kernel_size=3, stride=1, padding=1),
+    dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
+    dict(kernel_size=(3, 2), stride=(2, 1), padding=(1, 0), dilation=(2, 2), ceil_mode=True),
+    dict(kernel_size=2, stride=3, ceil_mode=True),
+    dict(kernel_size=(1, 3), stride=(1, 2), padding=(0, 1), dilation=(1, 2)),
+]
+
+
+@pytest.mark.parametrize("kwargs", MAX_POOL_GRID)
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_max_pool2d_grid(kwargs, layout):
+    x = rand(2, 3, 7, 6, layout=layout)
+    pool_case(lambda lib, x: lib.nn.functional.max_pool2d(x, **kwargs), x)
+    check(lambda lib, x: lib.nn.functional.max_pool2d(x, return_indices=True, **kwargs), x, share=False)
+
+
+def _tied(shape, layout, seed=0):
+    """Values with many ties: a ReLU's zeros, and small integers."""
+    rng = np.random.default_rng(seed)
+    values = np.maximum(rng.integers(-2, 3, size=shape), 0).astype("float32")
+    return P(values, layout, seed=seed)
+
+
+@pytest.mark.parametrize("kwargs", MAX_POOL_GRID)
+@pytest.mark.parametrize("layout", ["contiguous", "permuted", "expanded"])
+def test_max_pool2d_ties_send_the_gradient_to_the_first_maximum(kwargs, layout):
+    x = _tied((2, 3, 7, 6), layout)
+    pool_case(lambda lib, x: lib.nn.functional.max_pool2d(x, **kwargs), x)
+    check(lambda lib, x: lib.nn.functional.max_pool2d(x, return_indices=True, **kwargs), x, share=False)
+
+
+def test_max_pool2d_all_zero_window_routes_to_one_element():
+    x = tt.zeros(1, 1, 2, 2, requires_grad=True)
+    F.max_pool2d(x, 2).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [[[[1.0, 0.0], [0.0, 0.0]]]])
+
+
+def test_max_pool2d_after_relu_matches_torch_gradients():
+    # the situation of a real CNN: conv -> relu -> pool, where dead units tie at zero
+    check_grad(lambda lib, x, w: lib.nn.functional.max_pool2d(lib.relu(lib.nn.functional.conv2d(x, w)), 2),
+               rand(2, 2, 7, 7), rand(3, 2, 2, 2, seed=5), name=False, gradcheck=False, gradgradcheck=False,
+               double=False)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_max_pool2d_hypothesis(data):
+    k = (data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3)))
+    stride = (data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3)))
+    dilation = (data.draw(st.integers(1, 2)), data.draw(st.integers(1, 2)))
+    padding = tuple(data.draw(st.integers(0, k[d] // 2)) for d in range(2))
+    ceil_mode = data.draw(st.booleans())
+    # (inputs at least one dilated window wide: when every tap of a window falls in the padding, PyTorch's
+    # kernel reports an index outside the input and sends the gradient there, into a neighbouring channel)
+    h = data.draw(st.integers(dilation[0] * (k[0] - 1) + 1, 7))
+    w = data.draw(st.integers(dilation[1] * (k[1] - 1) + 1, 7))
+    layout = data.draw(st.sampled_from(LAYOUTS))
+    x = _tied((2, 2, h, w), layout, seed=data.draw(st.integers(0, 1000))) if data.draw(st.booleans()) else \
+        rand(2, 2, h, w, layout=layout, seed=data.draw(st.integers(0, 1000)))
+    kwargs = dict(kernel_size=k, stride=stride, padding=padding, dilation=dilation, ceil_mode=ceil_mode)
+    pool_case(lambda lib, x: lib.nn.functional.max_pool2d(x, **kwargs), x)
+    check(lambda lib, x: lib.nn.functional.max_pool2d(x, return_indices=True, **kwargs), x, share=False)
+
+
+def test_max_pool2d_unbatched_and_integer():
+    check(lambda lib, x: lib.nn.functional.max_pool2d(x, 2, return_indices=True), rand(3, 5, 4, layout="sliced"),
+          share=False)
+    check(lambda lib, x: lib.nn.functional.max_pool2d(x, 3, padding=1), rand(2, 2, 5, 4, dtype="int64"))
+
+
+# ---- avg_pool2d -----------------------------------------------------------------------------------------------
+
+AVG_POOL_GRID = [
+    dict(kernel_size=2),
+    dict(kernel_size=3, stride=2, padding=1),
+    dict(kernel_size=3, stride=2, padding=1, count_include_pad=False),
+    dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
+    dict(kernel_size=3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
+    dict(kernel_size=(2, 3), stride=(3, 2), padding=(1, 1), ceil_mode=True),
+    dict(kernel_size=3, stride=3, padding=1, ceil_mode=True),
+    dict(kernel_size=3, stride=1, padding=1, divisor_override=4),
+    dict(kernel_size=2, stride=2, ceil_mode=True, divisor_override=3),
+]
+
+
+@pytest.mark.parametrize("kwargs", AVG_POOL_GRID)
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_avg_pool2d_grid(kwargs, layout):
+    pool_case(lambda lib, x: lib.nn.functional.avg_pool2d(x, **kwargs), rand(2, 3, 7, 8, layout=layout))
+
+
+def test_integer_inputs():
+    # an integer average rounds toward zero; adaptive pooling refuses integers, as PyTorch's
+    for kwargs in (dict(kernel_size=3, stride=1, padding=1), dict(kernel_size=2, ceil_mode=True),
+                   dict(kernel_size=3, stride=2, padding=1, count_include_pad=False)):
+        check(lambda lib, x: lib.nn.functional.avg_pool2d(x, **kwargs), rand(2, 2, 5, 5, dtype="int64", low=-9,
+                                                                          high=9, layout="permuted"))
+    check(lambda lib, x: lib.nn.functional.adaptive_avg_pool2d(x, 2), rand(1, 2, 4, 4, dtype="int64"))
+    check(lambda lib, x, w: lib.nn.functional.conv2d(x, w, padding=1), rand(1, 2, 4, 4, dtype="int64"),
+          rand(3, 2, 3, 3, dtype="int64", seed=1))
+
+
+def test_avg_pool2d_unbatched():
+    pool_case(lambda lib, x: lib.nn.functional.avg_pool2d(x, 2, ceil_mode=True), rand(3, 5, 5, layout="sliced"))
+
+
+# ---- adaptive_avg_pool2d ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("output_size", [1, 2, (3, 4), (None, 5), (5, None), (7, 8), (10, 3), (4, 1)])
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_adaptive_avg_pool2d_grid(output_size, layout):
+    pool_case(lambda lib, x: lib.nn.functional.adaptive_avg_pool2d(x, output_size),
+               rand(2, 3, 7, 8, layout=layout))
+
+
+def test_adaptive_avg_pool2d_unbatched_uneven_bins():
+    # 5 rows into 3 bins: rows {0,1}, {1,2,3}, {3,4}: the bins overlap and differ in size
+    pool_case(lambda lib, x: lib.nn.functional.adaptive_avg_pool2d(x, 3), rand(2, 5, 5, layout="permuted"))
+
+
+def test_pooling_gradcheck_float64():
+    check_grad(lambda lib, x: lib.nn.functional.avg_pool2d(x, 2, stride=1, padding=1, count_include_pad=False),
+               rand(1, 2, 3, 3), name=False, double=False)
+    check_grad(lambda lib, x: lib.nn.functional.adaptive_avg_pool2d(x, (2, 3)), rand(1, 1, 3, 4), name=False,
+               double=False)
+
+
+POOL_ERRORS = [
+    ("max_pool2d", (2, 3, 5, 5), dict(kernel_size=3, padding=2)),
+    ("max_pool2d", (2, 3, 5, 5), dict(kernel_size=3, stride=0)),
+    ("max_pool2d", (2, 3, 5, 5), dict(kernel_size=0)),
+    ("max_pool2d", (2, 3, 5, 5), dict(kernel_size=2, padding=-1)),
+    ("max_pool2d", (2, 3, 5, 5), dict(kernel_size=2, dilation=0)),
+    ("max_pool2d", (2, 3, 5, 5), dict(kernel_size=0, stride=1)),
+    ("max_pool2d", (2, 3, 5, 5), dict(kernel_size=2, stride=-1)),
+    ("max_pool2d", (2, 3, 9, 9), dict(kernel_size=3, padding=2, dilation=2)),   # pad > kernel/2
+    ("max_pool2d", (2, 3, 5, 5), dict(kernel_size=(2, 2, 2))),
+    ("max_pool2d", (2, 3, 5, 5), dict(kernel_size=2, stride=(1, 1, 1))),
+    ("max_pool2d", (2, 3, 5, 5), dict(kernel_size=2, padding=(1, 1, 1))),
+    ("max_pool2d", (2, 3), dict(kernel_size=2)),
+    ("max_pool2d", (2, 3, 1, 1), dict(kernel_size=2)),
+    ("max_pool2d", (2, 0, 4, 4), dict(kernel_size=2)),
+    ("avg_pool2d", (2, 3, 5, 5), dict(kernel_size=3, padding=2)),
+    ("avg_pool2d", (2, 3), dict(kernel_size=2)),
+    ("avg_pool2d", (2, 3, 1, 1), dict(kernel_size=2)),
+    ("avg_pool2d", (2, 3, 5, 5), dict(kernel_size=2, divisor_override=0)),
+    ("avg_pool2d", (2, 3, 5, 5), dict(kernel_size=0)),
+    ("avg_pool2d", (2, 3, 5, 5), dict(kernel_size=(2, 2, 2))),
+    ("avg_pool2d", (2, 3, 5, 5), dict(kernel_size=2, padding=-1)),
+    ("adaptive_avg_pool2d", (2, 3), dict(output_size=2)),
+    ("adaptive_avg_pool2d", (2, 3, 5, 5), dict(output_size=(2,))),
+    ("adaptive_avg_pool2d", (2, 3, 0, 4), dict(output_size=2)),
+]
+
+
+@pytest.mark.parametrize("fn,xs,kwargs", POOL_ERRORS)
+def test_pool_errors(fn, xs, kwargs):
+    err = check(lambda lib, x: getattr(lib.nn.functional, fn)(x, **kwargs), rand(*xs))
+    assert isinstance(err, Exception)
+
+
+# ---- pooling modules -------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("make", [
+    lambda nn: nn.MaxPool2d(2),
+    lambda nn: nn.MaxPool2d(3, stride=2, padding=1, ceil_mode=True),
+    lambda nn: nn.MaxPool2d((2, 3), dilation=(2, 1), return_indices=True),
+    lambda nn: nn.AvgPool2d(2),
+    lambda nn: nn.AvgPool2d(3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
+    lambda nn: nn.AvgPool2d(2, divisor_override=3),
+    lambda nn: nn.AdaptiveAvgPool2d(1),
+    lambda nn: nn.AdaptiveAvgPool2d((3, None)),
+])
+@pytest.mark.parametrize("layout", ["contiguous", "permuted", "expanded"])
+def test_pool_modules(make, layout):
+    check_module(make, rand(2, 3, 7, 6, layout=layout))
+    assert repr(make(tt.nn)) == repr(make(torch.nn))
+    assert list(make(tt.nn).state_dict()) == [] and list(make(tt.nn).parameters()) == []
+
+
+def test_small_cnn_module_stack():
+    # conv -> batchnorm -> relu -> maxpool -> conv -> adaptive pool, as in the class CNN
+    def make(nn):
+        return nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2),
+                             nn.Conv2d(4, 6, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten())
+    check_module(make, rand(4, 1, 8, 8, layout="sliced"))
