@@ -19,9 +19,12 @@ are defined in `teachtorch/ops/` and attached to Tensor there, much as PyTorch g
 (`python_variable_methods.cpp`) from `native_functions.yaml` entries that say `variants: method`.
 """
 
+import copy
+
 from . import _dtype
 from ._dispatch_key import KEYS_OF_DEVICE
 from ._grad_mode import GradMode
+from ._storage import UntypedStorage
 from ._strides import is_contiguous, normalize_dim
 
 
@@ -308,6 +311,32 @@ class Tensor:
         if self.dim() == 0:
             return self.item().__format__(spec)
         return object.__format__(self, spec)
+
+    def __deepcopy__(self, memo):
+        """`copy.deepcopy(t)`: new bytes with the same geometry (sizes, strides, offset), as PyTorch does.
+
+        Like torch/_tensor.py's `__deepcopy__`: only graph leaves can be copied; tensors that shared a
+        storage share the one copied storage (the memo maps old storages to new); `requires_grad`, `.grad`
+        and a subclass (Parameter) come along, so `copy.deepcopy(model)` gives an independent model."""
+        if id(self) in memo:
+            return memo[id(self)]
+        if self._grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                               "protocol at the moment.  If you were attempting to deepcopy a module, this may be "
+                               "because of a torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        old = self._storage
+        storage = memo.get(id(old))
+        if storage is None:
+            data = None if old._data is None else old._data.copy()
+            storage = memo[id(old)] = UntypedStorage(old._nbytes, device=old.device, _data=data)
+            memo.setdefault(id(memo), []).append(old)      # keep `old` alive while its id is a memo key
+        new = type(self)._make(storage, self._offset, self._sizes, self._strides, self.dtype)
+        memo[id(self)] = new
+        for name, value in self.__dict__.items():
+            if name == "_requires_grad" or name == "_grad" or not name.startswith("_"):
+                setattr(new, name, copy.deepcopy(value, memo))   # requires_grad, .grad, Buffer's persistent
+        return new
 
     def __reduce_ex__(self, protocol):
         # Pickle by value (elements, dtype, device); views are saved as their own elements.

@@ -556,3 +556,16 @@ def test_module_dict_behaviour():
     same(run)
     same_error(lambda lib: lib.nn.ModuleDict().update([("a", lib.nn.ReLU(), 3)]))
     same_error(lambda lib: lib.nn.ModuleDict().update(5))
+
+
+def test_deepcopy_of_a_model_gives_an_independent_model_with_parameters():
+    import copy
+    model = tt.nn.Sequential(tt.nn.Linear(3, 4), tt.nn.BatchNorm1d(4))
+    clone = copy.deepcopy(model)
+    for (name, p), (name2, q) in zip(model.named_parameters(), clone.named_parameters()):
+        assert name == name2 and type(q) is tt.nn.Parameter and q.requires_grad
+        assert q.data_ptr() != p.data_ptr() and q.tolist() == p.tolist() and q.stride() == p.stride()
+    with tt.no_grad():
+        clone[0].weight.add_(1.0)
+    assert not tt.equal(clone[0].weight, model[0].weight)
+    assert [b.dtype for b in clone.buffers()] == [b.dtype for b in model.buffers()]

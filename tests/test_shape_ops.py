@@ -492,3 +492,10 @@ def test_roll_along_one_dim_is_laid_out_like_cat(layout):
     check(lambda lib, x: x.roll(1, 0), rand(3, 4, layout=layout))
     check(lambda lib, x: x.roll(-5, -1), rand(3, 4, layout=layout))
     check(lambda lib, x: x.roll(2, 1), rand(0, 4, layout=layout))
+
+
+@pytest.mark.parametrize("shapes", [((3, 2), (3,)), ((2,), (3,)), ((1, 4), (2, 3, 5)), ((3,), (2,), (2,)),
+                                    ((2, 1, 4), (3, 1)), (3, (2, 1)), ([1, 3], [4, 1]), ((),), (), ((0,), (1,)),
+                                    ((2, -1), (2, 1)), ((1,), (-1,)), (None, (2,))])
+def test_broadcast_shapes_values_and_errors(shapes):
+    check(lambda lib: lib.broadcast_shapes(*shapes))

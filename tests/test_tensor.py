@@ -118,3 +118,36 @@ def test_lessons_run():
     assert lessons
     for path in lessons:
         runpy.run_path(str(path), run_name="__lesson__")
+
+
+# ---- copy.deepcopy ------------------------------------------------------------------------------------------
+
+
+def test_deepcopy_keeps_geometry_sharing_requires_grad_and_grad_like_torch():
+    import copy
+    import torch
+    for lib in (tt, torch):
+        base = lib.arange(12.).reshape(3, 4)
+        leaf = lib.ones(2, 3).t().clone().requires_grad_()
+        leaf.grad = lib.full((3, 2), 2.0)
+        views = [base, base.t()[1:], base[:, ::2], leaf]
+        copies = copy.deepcopy(views)
+        got = [(tuple(c.shape), c.stride(), c.storage_offset(), c.requires_grad) for c in copies]
+        if lib is tt:
+            ours = got
+            assert copies[0]._storage is copies[1]._storage is copies[2]._storage      # one copied storage
+            assert copies[0]._storage is not base._storage
+            assert copies[3].grad is not leaf.grad and copies[3].grad.tolist() == leaf.grad.tolist()
+        else:
+            assert ours == got
+            assert copies[0].untyped_storage().data_ptr() == copies[1].untyped_storage().data_ptr()
+    copies[0][0, 0] = 100.0                      # the copy is independent of the original
+    assert base[0, 0].item() == 0.0
+
+
+def test_deepcopy_of_a_non_leaf_raises_like_torch():
+    import copy
+    import torch
+    for lib in (tt, torch):
+        with pytest.raises(RuntimeError, match="graph leaves"):
+            copy.deepcopy(lib.ones(2, requires_grad=True) * 2)

@@ -179,6 +179,7 @@ def _set_data(self, new):
     if new.dtype is not self.dtype or new._storage.device != self._storage.device:
         self.dtype = new.dtype
     self._set_metadata(new._storage, new._offset, new._sizes, new._strides)
+    self._keys = new._keys        # the new data's device decides which kernels run (Module.to("cuda"))
 
 
 for _name, _value in {

@@ -39,12 +39,6 @@ class Parameter(Tensor):
 
     __str__ = __repr__
 
-    def __deepcopy__(self, memo):
-        # copy.deepcopy(model) must give Parameters (with their requires_grad), not plain tensors
-        if id(self) not in memo:
-            memo[id(self)] = type(self)(self.data.clone(), self.requires_grad)
-        return memo[id(self)]
-
     def __reduce_ex__(self, protocol):
         # pickled as "Parameter(<the tensor's values>, requires_grad)"; the tensor pickles by value
         return (Parameter, (self.detach(), self.requires_grad))

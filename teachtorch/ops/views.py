@@ -346,8 +346,29 @@ def broadcast_tensors(*tensors):
 
 
 def broadcast_shapes(*shapes):
+    """`teachtorch.broadcast_shapes(*shapes)`: the shape an elementwise op would give inputs of these shapes.
+
+    PyTorch writes this one in Python (torch._refs._broadcast_shapes) and its error differs from the C++ one
+    that `add` raises (_strides.broadcast_shapes): it names the argument and the shape built so far."""
     from .._tensor import Size
-    return Size(_strides.broadcast_shapes(*(tuple(s) if isinstance(s, (list, tuple)) else (s,) for s in shapes)))
+    shapes = [(s,) if isinstance(s, int) else s for s in shapes if s is not None]
+    for shape in shapes:
+        if not isinstance(shape, (list, tuple)):
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {shape}")
+    common = [1] * max((len(shape) for shape in shapes), default=0)
+    for index, shape in enumerate(shapes):
+        for dim in range(-1, -1 - len(shape), -1):       # line the shapes up on the right
+            if shape[dim] == common[dim]:
+                continue
+            if common[dim] == 1:
+                if shape[dim] < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[dim] = shape[dim]
+            elif shape[dim] != 1:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {shape[dim]} at {dim}! Mismatching "
+                                   f"argument at index {index} had {shape}; but expected shape should be "
+                                   f"broadcastable to {common}")
+    return Size(common)
 
 
 # ---- picking parts: select, slice, narrow ---------------------------------------------------------------

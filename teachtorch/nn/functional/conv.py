@@ -33,6 +33,7 @@ but copies the windows with a C loop (`unfolded2d_copy`) instead of a view; oneD
 algorithms. The checks and their messages come from aten/src/ATen/native/Convolution.cpp.
 """
 
+import math
 import warnings
 
 import teachtorch as tt
@@ -200,7 +201,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, name):
     # im2col: put the kernel dims next to the channels and flatten them. This reshape is the one copy.
     out_dims = list(range(2, 2 + n))
     kernel_dims = list(range(2 + n, 2 + 2 * n))
-    columns = windows.permute(0, 1, *kernel_dims, *out_dims).reshape(batch, groups, -1, _prod(out_sizes))
+    columns = windows.permute(0, 1, *kernel_dims, *out_dims).reshape(batch, groups, -1, math.prod(out_sizes))
 
     # (groups, O/groups, C/groups*k) @ (N, groups, C/groups*k, L) -> (N, groups, O/groups, L)
     out = tt.matmul(weight.reshape(groups, out_channels // groups, -1), columns)
@@ -209,13 +210,6 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, name):
         out = out + bias.view(out_channels, *([1] * n))
     out = _pytorch_layout(out, input)
     return out.squeeze(0) if unbatched else out
-
-
-def _prod(sizes):
-    total = 1
-    for s in sizes:
-        total *= s
-    return total
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):

@@ -26,6 +26,7 @@ import math
 import warnings
 
 import teachtorch as tt
+from .conv import _pytorch_layout
 
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "l1_loss",
            "mse_loss", "nll_loss"]
@@ -145,6 +146,10 @@ def _reduce_weighted(losses, w, reduction):
     """Sum, none, or the weighted mean: divided by the total weight of the targets that count."""
     if reduction == "mean" and w is not None:
         return losses.sum() / w.sum()
+    if reduction == "none":
+        # PyTorch's nll_loss kernel writes the losses into a new contiguous tensor; ours come from a gather and
+        # a squeeze, whose strides on size-1 dims may differ: give them the kernel's layout
+        return _pytorch_layout(losses)
     return _reduce(losses, reduction)
 
 
