@@ -18,9 +18,6 @@ from hypothesis import given, settings, strategies as st
 import teachtorch as tt
 from parity import assert_same
 
-# PyTorch's switches for its other kernels (foreach, fused, CUDA graphs, meta-learning): not in teachtorch
-TORCH_ONLY_KEYS = {"foreach", "fused", "capturable", "differentiable"}
-
 CONFIGS = [
     ("SGD", dict(lr=0.1)),
     ("SGD", dict(lr=0.1, momentum=0.9)),
@@ -136,9 +133,8 @@ def assert_state_dicts_match(tt_sd, th_sd, rtol=2e-5, atol=2e-6):
             assert_same(tt_state[key], value, rtol=rtol, atol=atol * scale, path=f"state[{index}][{key!r}]")
     assert len(tt_sd["param_groups"]) == len(th_sd["param_groups"])
     for tt_group, th_group in zip(tt_sd["param_groups"], th_sd["param_groups"]):
-        # (a teachtorch optimizer that loaded a torch state_dict carries torch's keys along, as torch would)
-        assert ({k: v for k, v in tt_group.items() if k not in TORCH_ONLY_KEYS}
-                == {k: v for k, v in th_group.items() if k not in TORCH_ONLY_KEYS})
+        # every key of PyTorch's, in PyTorch's order (its kernel switches foreach, fused, ... included)
+        assert list(tt_group.items()) == list(th_group.items())
 
 
 def run_trajectory(name, kwargs, layouts, seed=0, dtype="float32", steps=20):
@@ -447,9 +443,24 @@ def test_repr_like_torch():
         opt = lib.optim.Adam([{"params": [params["w1"]], "lr": 0.1}, {"params": [params["w2"]]}], amsgrad=True)
         return repr(opt)
 
-    keep = lambda s: "\n".join(line for line in s.splitlines() if line.split(":")[0].strip() not in TORCH_ONLY_KEYS)
-    assert text(tt) == keep(text(torch))
+    assert text(tt) == text(torch)
     assert text(tt).startswith("Adam (\nParameter Group 0\n    amsgrad: True\n")
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop"])
+def test_param_groups_have_torchs_keys_and_kernel_switches(name):
+    for options in ({}, {"foreach": True}, {"foreach": False}, {"maximize": True}):
+        groups = [getattr(lib.optim, name)([lib.zeros(2, requires_grad=True)], lr=0.1, **options).param_groups[0]
+                  for lib in (tt, torch)]
+        assert [(k, v) for k, v in groups[0].items() if k != "params"] == \
+               [(k, v) for k, v in groups[1].items() if k != "params"]
+
+
+def test_fused_with_foreach_and_differentiable_are_refused():
+    with pytest.raises(RuntimeError, match="`fused` and `foreach` cannot be `True` together."):
+        tt.optim.Adam([tt.zeros(1, requires_grad=True)], foreach=True, fused=True)
+    with pytest.raises(NotImplementedError, match="differentiable=True"):
+        tt.optim.SGD([tt.zeros(1, requires_grad=True)], lr=0.1, differentiable=True)
 
 
 # ---- errors ----------------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ outputs, so the weights silently never moved (pytorch#118115). teachtorch's sing
 
 from ..autograd.grad_mode import no_grad
 from ..ops import maximum, preserve_format, zeros, zeros_like
-from .optimizer import Optimizer, _scalar_dtype
+from .optimizer import Optimizer, _kernel_switches, _scalar_dtype
 
 __all__ = ["Adam"]
 
@@ -37,7 +37,8 @@ class Adam(Optimizer):
     `decoupled_weight_decay=True` makes it AdamW (see adamw.py)."""
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
-                 maximize=False, decoupled_weight_decay=False):
+                 foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
+                 decoupled_weight_decay=False):
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= eps:
@@ -52,7 +53,10 @@ class Adam(Optimizer):
         if not (isinstance(betas[0], float) and isinstance(betas[1], float)):
             raise ValueError("betas must be either both floats or both Tensors")
         defaults = {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
-                    "amsgrad": amsgrad, "maximize": maximize, "decoupled_weight_decay": decoupled_weight_decay}
+                    "amsgrad": amsgrad, "maximize": maximize}
+        switches = _kernel_switches(foreach, fused, differentiable, capturable=capturable)
+        defaults.update((key, switches[key]) for key in ("foreach", "capturable", "differentiable", "fused"))
+        defaults["decoupled_weight_decay"] = decoupled_weight_decay
         super().__init__(params, defaults)
 
     def _init_state(self, param, state, amsgrad):

@@ -23,7 +23,7 @@ Note that eps is added *after* the square root (TensorFlow adds it inside). The 
 
 from ..autograd.grad_mode import no_grad
 from ..ops import preserve_format, zeros, zeros_like
-from .optimizer import Optimizer, _scalar_dtype
+from .optimizer import Optimizer, _kernel_switches, _scalar_dtype
 
 __all__ = ["RMSprop"]
 
@@ -35,8 +35,8 @@ class RMSprop(Optimizer):
     has only `maximize`, so it is keyword-only here (a positional call cannot then put a value in the wrong
     option)."""
 
-    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False, *,
-                 maximize=False):
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
+                 capturable=False, foreach=None, maximize=False, differentiable=False):
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= eps:
@@ -48,7 +48,10 @@ class RMSprop(Optimizer):
         if not 0.0 <= alpha:
             raise ValueError(f"Invalid alpha value: {alpha}")
         defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps, "centered": centered,
-                    "weight_decay": weight_decay, "maximize": maximize}
+                    "weight_decay": weight_decay}
+        switches = _kernel_switches(foreach, None, differentiable, capturable=capturable)
+        defaults.update(capturable=capturable, foreach=foreach, maximize=maximize,
+                        differentiable=switches["differentiable"])   # torch's order
         super().__init__(params, defaults)
 
     def _init_state(self, param, state, group):

@@ -18,7 +18,7 @@ it sees the new values.
 """
 
 from ..autograd.grad_mode import no_grad
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _kernel_switches
 
 __all__ = ["SGD"]
 
@@ -27,7 +27,7 @@ class SGD(Optimizer):
     """Stochastic gradient descent (optionally with momentum): `SGD(params, lr=1e-3, momentum=0, ...)`."""
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
-                 maximize=False):
+                 maximize=False, foreach=None, differentiable=False, fused=None):
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
@@ -36,6 +36,8 @@ class SGD(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         defaults = {"lr": lr, "momentum": momentum, "dampening": dampening, "weight_decay": weight_decay,
                     "nesterov": nesterov, "maximize": maximize}
+        switches = _kernel_switches(foreach, fused, differentiable)
+        defaults.update((key, switches[key]) for key in ("foreach", "differentiable", "fused"))   # torch's order
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)

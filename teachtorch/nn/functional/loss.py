@@ -26,6 +26,7 @@ import math
 import warnings
 
 import teachtorch as tt
+from ..._strides import broadcast_shapes
 from .conv import _pytorch_layout
 
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "l1_loss",
@@ -280,7 +281,7 @@ def _apply_weight(loss, weight):
     grows it) and the result keeps the loss's dtype. Written out of place so autograd records it."""
     if weight is None:
         return loss
-    shape = tuple(tt.broadcast_shapes(tuple(loss.shape), tuple(weight.shape)))
+    shape = broadcast_shapes(tuple(loss.shape), tuple(weight.shape))      # the C++ rule, and its message
     if shape != tuple(loss.shape):
         raise RuntimeError(f"output with shape {_shape(loss)} doesn't match the broadcast shape {list(shape)}")
     if weight.dtype != loss.dtype:
@@ -296,7 +297,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise ValueError(f"Using a target size ({target.size()}) that is different to the input size "
                          f"({input.size()}) is deprecated. Please ensure they have the same size.")
     if weight is not None:
-        weight = weight.expand(tt.broadcast_shapes(tuple(target.shape), tuple(weight.shape)))
+        weight = weight.expand(tt.broadcast_shapes(target.shape, weight.shape))   # torch's Python one
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"binary_cross_entropy\" not implemented for '{input.dtype._ptname}'")
     if target.dtype != input.dtype:
