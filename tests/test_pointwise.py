@@ -1044,3 +1044,23 @@ def test_number_operand_counts_as_a_zero_dim_tensor_for_output_strides():
         x = lib.arange(4.0).as_strided((2, 1, 2, 1), (2, 2, 1, 4))
         return x + 1, x * x, lib.exp(x), x + lib.tensor(2.0), 1 - x, x.clone()
     check(case)
+
+
+# A Python number is an operand of TensorIterator in `x + 2` (a wrapped 0-dim tensor), but only a parameter of
+# the kernel in `x ** 2`, `clamp(x, 0, 1)` or `lerp(x, y, 0.5)`; the difference shows in the strides of size-1
+# dims, which the all-contiguous shortcut resets only when no number takes part.
+@pytest.mark.parametrize("fn", [
+    lambda lib, x: x + 2, lambda lib, x: 2 - x, lambda lib, x: x * 2, lambda lib, x: x / 2, lambda lib, x: x < 2,
+    lambda lib, x: lib.remainder(x, 2), lambda lib, x: lib.where(x > 0, x, 2.0), lambda lib, x: x ** 2,
+    lambda lib, x: 2 ** x, lambda lib, x: x.pow(0.5), lambda lib, x: lib.float_power(x, 2),
+    lambda lib, x: lib.float_power(2, x), lambda lib, x: x.clamp(0, 1), lambda lib, x: x.clamp_min(0),
+    lambda lib, x: x.clamp_max(0), lambda lib, x: lib.lerp(x, x * 1, 0.3), lambda lib, x: x.exp(),
+    lambda lib, x: lib.pow(x, x[0:1, 0:1]), lambda lib, x: x.clamp(x[0, 0], x[0, 0] + 1),
+], ids=["add", "rsub", "mul", "div", "lt", "remainder", "where", "pow", "rpow", "sqrt_pow", "float_power",
+        "rfloat_power", "clamp", "clamp_min", "clamp_max", "lerp", "exp", "pow_0d_tensor", "clamp_0d_tensor"])
+def test_numbers_as_operands_or_parameters_set_size1_strides_like_torch(fn):
+    for sizes, strides in [((1, 3, 1), (3, 1, 3)), ((2, 1, 2), (1, 5, 2)), ((1, 1), (7, 9))]:
+        def build(lib):
+            x = lib.empty_strided(sizes, strides)
+            return x.copy_(lib.arange(float(x.numel())).reshape(sizes) / 4)
+        check(lambda lib: fn(lib, build(lib)))

@@ -55,13 +55,12 @@ def as_strided_backward(grad, input_geometry, size, stride, storage_offset=None)
     if grad.numel():
         out_pos = positions.as_strided(size, stride, storage_offset).reshape(-1)
         flat = flat.index_add(0, out_pos, grad.reshape(-1))
+    in_pos = positions.as_strided(in_sizes, in_strides, in_offset)
+    result = flat.take(in_pos)
     if _overlaps(in_sizes, in_strides):
-        in_pos = positions.as_strided(in_sizes, in_strides, in_offset).reshape(-1)
-        count = grad.new_zeros((extent,)).index_add(0, in_pos, grad.new_ones((in_pos.numel(),)))
-        flat = flat / count.clamp(min=1)      # positions the input never reads keep their 0
-    # the input reads its positions: a view with the input's own geometry, as PyTorch returns it (so a
-    # permuted input's gradient has the input's strides, and nothing is gathered)
-    return flat.as_strided(in_sizes, in_strides, in_offset)
+        count = grad.new_zeros((extent,)).index_add(0, in_pos.reshape(-1), grad.new_ones((in_pos.numel(),)))
+        result = result / count.take(in_pos)
+    return result
 
 
 def _last(sizes, strides, offset):

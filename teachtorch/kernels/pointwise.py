@@ -87,16 +87,22 @@ def pointwise_meta(operands, kind):
     return tensors, device, out_dtype, compute, shape
 
 
-def output_strides(shape, tensors, operands=None, compute=None):
+def output_strides(shape, tensors, operands=None, compute=None, numbers_take_part=True):
     """The result's strides (TensorIterator's rule, _strides.pointwise_output_strides), or None for contiguous.
 
     Two details of TensorIterator matter here:
     * a Python number takes part as a 0-dim tensor, so `x + 1` is never "all operands of one shape" and
-      skips the all-contiguous shortcut (with odd strides on size-1 dims, that changes the answer);
+      skips the all-contiguous shortcut (with odd strides on size-1 dims, that changes the answer); except
+      in the ops whose number is a parameter of the kernel, not an operand (`numbers_take_part=False`:
+      `x ** 2`, `clamp(x, 0, 1)`, `lerp(x, y, 0.5)` are unary or binary TensorIterators in PyTorch), and
+      `2 ** x` ("contiguous_if_self_is_a_number": Pow.cpp's `pow(Scalar, Tensor)` allocates a contiguous result);
     * on cpu each input whose dtype is not the op's `common` dtype is first converted with `.to(common)`,
       which keeps a dense layout but makes a non-dense one dense (preserve_format), so such an input takes
       part with the strides of its converted copy.
     """
+    if numbers_take_part == "contiguous_if_self_is_a_number" and operands and not isinstance(operands[0], Tensor):
+        return None
+    numbers_take_part = numbers_take_part is True
     contiguous = contiguous_strides_of(shape)
     for t in tensors:
         if t._sizes != shape or (t._strides != contiguous and any(t._strides)):
@@ -108,7 +114,7 @@ def output_strides(shape, tensors, operands=None, compute=None):
     common = None if operands is None else common_dtype(operands, compute)
     layouts = [(u._sizes, u._strides if common is None or u.dtype is common
                 else preserve_format_strides(u._sizes, u._strides)) for u in tensors]
-    if operands is not None:
+    if operands is not None and numbers_take_part:
         layouts += [((), ()) for a in operands if a is not None and not isinstance(a, Tensor)]
     strides = pointwise_output_strides(shape, layouts)
     return None if strides == contiguous else strides
@@ -268,7 +274,7 @@ def write_out(out, result, out_dtype, shape, strides=None):
 
 
 def pointwise_kernels(fn, kind=DEFAULT, n=2, check=None, late_check=None, inplace_check=None, out_check=None,
-                      opmath_scalar=False):
+                      opmath_scalar=False, numbers_take_part=True):
     """The functional, in-place and out kernels of one elementwise op with `n` tensor-or-number operands.
 
     The steps, in PyTorch's order (structured kernel meta function, then TensorIterator::build, then impl):
@@ -280,7 +286,8 @@ def pointwise_kernels(fn, kind=DEFAULT, n=2, check=None, late_check=None, inplac
        replace the usual ones for the few ops where PyTorch checks or words them differently);
     3. `late_check(args, result_dtype, compute_dtype)` raises what the kernel raises once the dtype is known
        ('"abs_cpu" not implemented for 'Bool'', an `alpha` that does not fit the dtype);
-    4. compute, then write (in-place, out=) or wrap (functional); `opmath_scalar` is explained in `run`.
+    4. compute, then write (in-place, out=) or wrap (functional); `opmath_scalar` is explained in `run`,
+       `numbers_take_part` in `output_strides`.
     """
 
     def functional(ks, *args):
@@ -290,7 +297,7 @@ def pointwise_kernels(fn, kind=DEFAULT, n=2, check=None, late_check=None, inplac
         tensors, device, out_dtype, cdt, shape = pointwise_meta(operands, kind)
         if late_check is not None:
             late_check(args, out_dtype, cdt)
-        strides = output_strides(shape, tensors, operands, cdt)
+        strides = output_strides(shape, tensors, operands, cdt, numbers_take_part)
         result = run(fn, operands, args[n:], cdt, device, out_dtype, opmath_scalar)
         if result is None:
             return empty(shape, out_dtype, device, strides)
@@ -331,7 +338,8 @@ def pointwise_kernels(fn, kind=DEFAULT, n=2, check=None, late_check=None, inplac
         if late_check is not None:
             late_check(args, out_dtype, cdt)
         result = run(fn, operands, args[n:], cdt, device, out.dtype, opmath_scalar)
-        strides = None if out._sizes == tuple(shape) else output_strides(shape, tensors, operands, cdt)
+        strides = None if out._sizes == tuple(shape) else output_strides(shape, tensors, operands, cdt,
+                                                                               numbers_take_part)
         return write_out(out, result, out_dtype, shape, strides)
 
     return functional, inplace, out_variant

@@ -42,14 +42,15 @@ NUMBERS_NONE = "none"        # maximum, atan2, logical_and: tensors only
 
 def pointwise(schema, fn, kind=DEFAULT, check=None, inplace=True, name=None, late_check=None,
               inplace_check=None, out_check=None, numbers=NUMBERS_NONE, out=True, bind=True, out_overload="out",
-              opmath_scalar=False):
+              opmath_scalar=False, numbers_take_part=True):
     """Define an elementwise op from its functional schema and `fn(xp, *operands, *params)`.
 
     Returns the public function. `kind` is the type promotion kind (kernels/pointwise.py), `check` and
     `late_check`, `inplace_check` and `out_check` raise PyTorch's errors (see `pointwise_kernels`), `numbers`
     says which operands may be Python numbers, `out=False` and `inplace=False` leave out the variants PyTorch
     does not have, and `bind=False` leaves the Tensor methods to the caller (for ops whose public function
-    picks one of two overloads). `opmath_scalar`: see kernels/pointwise.py `run`.
+    picks one of two overloads). `opmath_scalar`: see kernels/pointwise.py `run`; `numbers_take_part=False`: a number is a parameter of the
+    kernel, not an operand of its TensorIterator (kernels/pointwise.py `output_strides`).
     """
     op = define(schema)
     # operands are the leading `Tensor` arguments; what follows (alpha, rounding_mode, ...) are params
@@ -59,7 +60,7 @@ def pointwise(schema, fn, kind=DEFAULT, check=None, inplace=True, name=None, lat
             break
         n += 1
     functional_k, inplace_k, out_k = pointwise_kernels(fn, kind, n, check, late_check, inplace_check, out_check,
-                                                       opmath_scalar)
+                                                       opmath_scalar, numbers_take_part)
     base = op.schema.name
     functional_k.__qualname__, inplace_k.__qualname__ = f"{base}_kernel", f"{base}__kernel"
     out_k.__qualname__ = f"{base}_out_kernel"

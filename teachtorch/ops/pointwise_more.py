@@ -227,7 +227,8 @@ def _pow_late_check(args, out_dtype, compute_dtype):
 
 
 pow = pointwise("pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", _pow, _promoted_no_opmath,
-                check=_pow_check, late_check=_pow_late_check, numbers=NUMBERS_EITHER)
+                check=_pow_check, late_check=_pow_late_check, numbers=NUMBERS_EITHER,
+                numbers_take_part="contiguous_if_self_is_a_number")
 
 
 def _double(operands):
@@ -250,7 +251,8 @@ def _float_power_out_check(out, out_dtype, shape, operands):
 # float_power: pow computed in float64 whatever the inputs (PyTorch casts both to double, then calls pow)
 float_power = pointwise("float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor",
                         _pow, _double, inplace_check=_float_power_inplace_check,
-                        out_check=_float_power_out_check, numbers=NUMBERS_EITHER)
+                        out_check=_float_power_out_check, numbers=NUMBERS_EITHER,
+                numbers_take_part="contiguous_if_self_is_a_number")
 
 
 def _like_times_two(operands):
@@ -526,13 +528,14 @@ def _clamp_max_kernel_check(args, out_dtype, compute_dtype):
 
 _clamp_fn = pointwise("clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor", _clamp,
                       check=_clamp_check, late_check=all_checks(_bounds_fit, _clamp_kernel_check),
-                      inplace_check=_clamp_inplace_check, out_check=_clamp_out_check, name="clamp", bind=False)
+                      inplace_check=_clamp_inplace_check, out_check=_clamp_out_check, name="clamp", bind=False,
+                      numbers_take_part=False)
 clamp_min = pointwise("clamp_min.Tensor(Tensor self, Tensor min) -> Tensor", lambda xp, a, lo: xp.maximum(a, lo),
                       late_check=all_checks(_bounds_fit, _clamp_min_kernel_check), inplace_check=_clamp_inplace_check,
-                      out_check=_clamp_out_check, numbers=NUMBERS_OTHER)
+                      out_check=_clamp_out_check, numbers=NUMBERS_OTHER, numbers_take_part=False)
 clamp_max = pointwise("clamp_max.Tensor(Tensor self, Tensor max) -> Tensor", lambda xp, a, hi: xp.minimum(a, hi),
                       late_check=all_checks(_bounds_fit, _clamp_max_kernel_check), inplace_check=_clamp_inplace_check,
-                      out_check=_clamp_out_check, numbers=NUMBERS_OTHER)
+                      out_check=_clamp_out_check, numbers=NUMBERS_OTHER, numbers_take_part=False)
 _CLAMP, _CLAMP_INPLACE, _CLAMP_OUT = OPS["clamp"]
 
 
@@ -651,7 +654,8 @@ def _lerp(xp, start, end, weight):
 
 
 _lerp_fn = pointwise("lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor", _lerp, _self_dtype,
-                     check=_lerp_check, late_check=_lerp_late_check, name="lerp", bind=False, opmath_scalar=True)
+                     check=_lerp_check, late_check=_lerp_late_check, name="lerp", bind=False, opmath_scalar=True,
+                     numbers_take_part=False)
 _LERP, _LERP_INPLACE, _LERP_OUT = OPS["lerp"]
 
 

@@ -261,7 +261,12 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     diff = input - target
     if not diff.dtype.is_floating_point:
         raise NotImplementedError(f"\"mse_cpu\" not implemented for '{diff.dtype._ptname}'")
-    return _reduce_elementwise(diff.square(), weight, reduction)
+    squared = diff.square()
+    if weight is None and reduction == "none" and squared.stride() != diff.stride():
+        # PyTorch's mse kernel is one TensorIterator over (input, target), so its result has the layout of
+        # `input - target`; our second op, square, can lay out size-1 dims differently: copy into that layout
+        squared = tt.empty_strided(diff.shape, diff.stride(), dtype=diff.dtype, device=diff.device).copy_(squared)
+    return _reduce_elementwise(squared, weight, reduction)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
