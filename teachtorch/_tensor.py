@@ -25,7 +25,7 @@ from . import _dtype
 from ._dispatch_key import KEYS_OF_DEVICE
 from ._grad_mode import GradMode
 from ._storage import UntypedStorage
-from ._strides import is_contiguous, normalize_dim
+from ._strides import is_channels_last_contiguous, is_contiguous, normalize_dim
 
 
 class Size(tuple):
@@ -167,6 +167,9 @@ class Tensor:
         return self.numel() * self.dtype.itemsize
 
     def is_contiguous(self, memory_format=None):
+        """Are the elements laid out in memory in this order (row-major, or NHWC for channels_last)?"""
+        if memory_format is not None and str(memory_format) == "channels_last":
+            return len(self._sizes) == 4 and is_channels_last_contiguous(self._sizes, self._strides)
         return is_contiguous(self._sizes, self._strides)
 
     def is_floating_point(self):

@@ -151,3 +151,27 @@ def test_deepcopy_of_a_non_leaf_raises_like_torch():
     for lib in (tt, torch):
         with pytest.raises(RuntimeError, match="graph leaves"):
             copy.deepcopy(lib.ones(2, requires_grad=True) * 2)
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "permuted", "sliced", "offset", "expanded"])
+@pytest.mark.parametrize("fmt", ["channels_last", "contiguous_format", "preserve_format"])
+def test_memory_formats_of_contiguous_clone_and_is_contiguous(layout, fmt):
+    from parity import P, check
+    x = P(np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5), layout)
+    cl = P(np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5), "contiguous")
+    check(lambda lib, x: x.clone(memory_format=getattr(lib, fmt)), x)
+    if fmt != "preserve_format":
+        check(lambda lib, x: x.contiguous(memory_format=getattr(lib, fmt)), x)
+        check(lambda lib, x: x.is_contiguous(memory_format=getattr(lib, fmt)), x)
+    # a channels-last tensor: contiguous() in that format returns it, and the plain one makes NCHW again
+    check(lambda lib, x: x.contiguous(memory_format=lib.channels_last).contiguous(), cl)
+    check(lambda lib, x: x.contiguous(memory_format=lib.channels_last).is_contiguous(memory_format=lib.channels_last), cl)
+
+
+def test_channels_last_needs_rank_4_like_torch():
+    from parity import P, check
+    for shape in [(2, 3), (2, 3, 4), (1, 2, 3, 4, 5)]:
+        x = P(np.zeros(shape, np.float32))
+        check(lambda lib, x: x.contiguous(memory_format=lib.channels_last), x)
+        check(lambda lib, x: x.clone(memory_format=lib.channels_last), x)
+        check(lambda lib, x: x.is_contiguous(memory_format=lib.channels_last), x)

@@ -7,7 +7,7 @@ the elements land in `self`'s storage whatever its strides. `clone` allocates wi
 """
 
 from .._dispatch_key import CompositeImplicitAutograd
-from .._strides import broadcast_shapes, contiguous_strides
+from .._strides import broadcast_shapes, channels_last_strides, contiguous_strides
 from .._tensor import Tensor
 from ..backends import ARRAY_MODULES, check_writable, empty, write
 from ..kernels.pointwise import check_no_partial_overlap
@@ -75,6 +75,10 @@ register_kernel(zero_op, lambda ks, self: fill_kernel(ks, self, 0))
 def clone_kernel(ks, self, memory_format=None):
     if memory_format in (None, "preserve_format"):
         strides = preserve_strides(self)
+    elif memory_format == "channels_last":
+        if len(self._sizes) != 4:
+            raise RuntimeError("required rank 4 tensor to use channels_last format")
+        strides = channels_last_strides(self._sizes)      # NHWC in memory, the dims still in NCHW order
     else:
         strides = contiguous_strides(self._sizes)
     out = empty(self._sizes, self.dtype, self.device, strides)
@@ -88,9 +92,12 @@ register_kernel(clone_op, clone_kernel)
 
 
 def _contiguous(self, memory_format="contiguous_format"):
-    if self.is_contiguous():
+    memory_format = _format_name(memory_format)
+    if memory_format == "channels_last" and len(self._sizes) != 4:
+        raise RuntimeError("required rank 4 tensor to use channels_last format")
+    if self.is_contiguous(memory_format=memory_format):
         return self          # PyTorch returns the very same tensor object
-    return clone_op(self, memory_format="contiguous_format")
+    return clone_op(self, memory_format=memory_format)
 
 
 contiguous_op = define("contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)")
