@@ -143,15 +143,18 @@ def xavier_normal_(tensor, gain=1.0, generator=None):
     return normal_(tensor, 0.0, std, generator)
 
 
+def _kaiming_std(tensor, a, mode, nonlinearity):
+    """He's standard deviation gain / sqrt(fan): it keeps the variance of activations (mode="fan_in") or of
+    gradients (mode="fan_out") the same from layer to layer."""
+    return calculate_gain(nonlinearity, a) / math.sqrt(_calculate_correct_fan(tensor, mode))
+
+
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
-    """He: U(-bound, bound) with bound = gain * sqrt(3 / fan). Linear and Conv use a=sqrt(5)."""
+    """He: U(-bound, bound) with bound = sqrt(3) * std (a uniform of that std). Linear and Conv use a=sqrt(5)."""
     if 0 in tensor.shape:
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor
-    fan = _calculate_correct_fan(tensor, mode)
-    gain = calculate_gain(nonlinearity, a)
-    std = gain / math.sqrt(fan)
-    bound = math.sqrt(3.0) * std
+    bound = math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity)
     return uniform_(tensor, -bound, bound, generator)
 
 
@@ -160,7 +163,4 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
     if 0 in tensor.shape:
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor
-    fan = _calculate_correct_fan(tensor, mode)
-    gain = calculate_gain(nonlinearity, a)
-    std = gain / math.sqrt(fan)
-    return normal_(tensor, 0.0, std, generator)
+    return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity), generator)

@@ -26,7 +26,7 @@ outputs, so the weights silently never moved (pytorch#118115). teachtorch's sing
 
 from ..autograd.grad_mode import no_grad
 from ..ops import maximum, preserve_format, zeros, zeros_like
-from .optimizer import Optimizer, _kernel_switches, _scalar_dtype
+from .optimizer import Optimizer, _check_kernel_switches, _scalar_dtype
 
 __all__ = ["Adam"]
 
@@ -53,10 +53,10 @@ class Adam(Optimizer):
         if not (isinstance(betas[0], float) and isinstance(betas[1], float)):
             raise ValueError("betas must be either both floats or both Tensors")
         defaults = {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
-                    "amsgrad": amsgrad, "maximize": maximize}
-        switches = _kernel_switches(foreach, fused, differentiable, capturable=capturable)
-        defaults.update((key, switches[key]) for key in ("foreach", "capturable", "differentiable", "fused"))
-        defaults["decoupled_weight_decay"] = decoupled_weight_decay
+                    "amsgrad": amsgrad, "maximize": maximize, "foreach": foreach, "capturable": capturable,
+                    "differentiable": differentiable, "fused": fused,
+                    "decoupled_weight_decay": decoupled_weight_decay}                # PyTorch's keys, in its order
+        _check_kernel_switches(foreach, fused, differentiable)
         super().__init__(params, defaults)
 
     def _init_state(self, param, state, amsgrad):

@@ -46,20 +46,19 @@ def _scalar_dtype():
     return float64 if get_default_dtype() == float64 else float32
 
 
-def _kernel_switches(foreach=None, fused=None, differentiable=False, **more):
+def _check_kernel_switches(foreach=None, fused=None, differentiable=False):
     """Check PyTorch's switches that pick *how* an update is computed, not what it computes.
 
     `foreach` (one kernel per op over all parameters) and `fused` (one kernel for the whole update) are
     PyTorch's faster implementations of the same arithmetic, and `capturable` keeps the step counter on the
-    GPU for CUDA graphs; teachtorch always runs the readable per-parameter loop, so it accepts them and keeps
-    them in param_groups (so that state_dicts have PyTorch's keys), and the numbers come out the same.
+    GPU for CUDA graphs. teachtorch always runs the readable per-parameter loop, so each optimizer accepts
+    them and keeps them in its defaults (so that state_dicts have PyTorch's keys); the numbers come out the same.
     `differentiable=True` (backpropagating *through* the update) is not supported."""
     if foreach and fused:
         raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
     if differentiable:
         raise NotImplementedError("differentiable=True is not supported: teachtorch's optimizers update the "
                                   "parameters under no_grad")
-    return {"foreach": foreach, "fused": fused, "differentiable": differentiable, **more}
 
 
 class Optimizer:

@@ -23,7 +23,7 @@ Note that eps is added *after* the square root (TensorFlow adds it inside). The 
 
 from ..autograd.grad_mode import no_grad
 from ..ops import preserve_format, zeros, zeros_like
-from .optimizer import Optimizer, _kernel_switches, _scalar_dtype
+from .optimizer import Optimizer, _check_kernel_switches, _scalar_dtype
 
 __all__ = ["RMSprop"]
 
@@ -48,10 +48,9 @@ class RMSprop(Optimizer):
         if not 0.0 <= alpha:
             raise ValueError(f"Invalid alpha value: {alpha}")
         defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps, "centered": centered,
-                    "weight_decay": weight_decay}
-        switches = _kernel_switches(foreach, None, differentiable, capturable=capturable)
-        defaults.update(capturable=capturable, foreach=foreach, maximize=maximize,
-                        differentiable=switches["differentiable"])   # torch's order
+                    "weight_decay": weight_decay, "capturable": capturable, "foreach": foreach,
+                    "maximize": maximize, "differentiable": differentiable}         # PyTorch's keys, in its order
+        _check_kernel_switches(foreach, None, differentiable)
         super().__init__(params, defaults)
 
     def _init_state(self, param, state, group):

@@ -18,7 +18,7 @@ it sees the new values.
 """
 
 from ..autograd.grad_mode import no_grad
-from .optimizer import Optimizer, _kernel_switches
+from .optimizer import Optimizer, _check_kernel_switches
 
 __all__ = ["SGD"]
 
@@ -35,9 +35,9 @@ class SGD(Optimizer):
         if weight_decay < 0.0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         defaults = {"lr": lr, "momentum": momentum, "dampening": dampening, "weight_decay": weight_decay,
-                    "nesterov": nesterov, "maximize": maximize}
-        switches = _kernel_switches(foreach, fused, differentiable)
-        defaults.update((key, switches[key]) for key in ("foreach", "differentiable", "fused"))   # torch's order
+                    "nesterov": nesterov, "maximize": maximize,
+                    "foreach": foreach, "differentiable": differentiable, "fused": fused}   # PyTorch's keys, in its order
+        _check_kernel_switches(foreach, fused, differentiable)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)

@@ -38,8 +38,8 @@ import warnings
 
 import teachtorch as tt
 from ..._dtype import TYPEMETA_NAMES
-from ..._strides import channels_last_strides, contiguous_strides, has_internal_overlap
-from ...kernels.shape import suggest_memory_format
+from ..._strides import has_internal_overlap
+from ._layout import _pytorch_layout
 
 __all__ = ["conv1d", "conv2d"]
 
@@ -91,21 +91,6 @@ def _windows(x, kernel, stride, dilation, out_sizes):
                + tuple(s * d for s, d in zip(spatial_strides, dilation)))    # next tap: `dilation` pixels on
     # the offset is counted from the start of the storage, so a sliced input keeps its own start
     return x.as_strided(sizes, strides, x.storage_offset())
-
-
-def _pytorch_layout(out, like=None):
-    """`out` with the strides PyTorch gives these results: it allocates them with
-    `empty(sizes, memory_format=like.suggest_memory_format())`, i.e. contiguous strides, or channels-last
-    strides when `like` (the input) is laid out channels-last (NHWC in memory). Our ops give the right strides
-    except for a channels-last input and on dims of size 1 (whose strides never matter for addressing, but
-    are part of what PyTorch returns); then we copy into the right layout."""
-    if like is not None and out.dim() == 4 and suggest_memory_format(like) == "channels_last":
-        strides = channels_last_strides(tuple(out.shape))
-    else:
-        strides = contiguous_strides(tuple(out.shape))
-    if out.stride() != strides:
-        out = tt.empty_strided(out.shape, strides, dtype=out.dtype, device=out.device).copy_(out)
-    return out
 
 
 def _size_list(t):

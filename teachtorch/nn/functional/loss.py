@@ -27,7 +27,7 @@ import warnings
 
 import teachtorch as tt
 from ..._strides import broadcast_shapes
-from .conv import _pytorch_layout
+from ._layout import _pytorch_layout
 
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "l1_loss",
            "mse_loss", "nll_loss"]

@@ -23,7 +23,7 @@ kernels (`native_batch_norm`, `native_layer_norm`, `native_group_norm`) with han
 
 import teachtorch as tt
 from ...kernels.shape import suggest_memory_format
-from .conv import _pytorch_layout
+from ._layout import _pytorch_layout
 
 __all__ = ["batch_norm", "layer_norm", "group_norm"]
 

@@ -23,7 +23,8 @@ The output sizes and checks follow aten/src/ATen/native/Pool.h (`pooling_output_
 import math
 
 import teachtorch as tt
-from .conv import _pytorch_layout, _pad, _windows
+from ._layout import _pytorch_layout
+from .conv import _pad, _windows
 
 __all__ = ["max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"]
 
