@@ -38,7 +38,7 @@ same happens here.
 import math
 import warnings
 
-from .._strides import broadcast_shapes, compute_view_strides, normalize_dim
+from .._strides import broadcast_shapes, normalize_dim
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
 from ..dispatch.dispatcher import call
@@ -97,7 +97,7 @@ baddbmm__op = _kernel_op(
 def _should_fold(tensor1, tensor2, has_out):
     """Can the larger operand's leading dims be folded into one, so that one mm/mv does the whole batch?
 
-    Folding (batch, n, k) into (batch * n, k) must be a view (no copy), which `compute_view_strides` decides.
+    Folding (batch, n, k) into (batch * n, k) must be a view (no copy) of a row-major block of rows.
     When the smaller operand requires grad PyTorch folds even at the cost of a copy, because the unfolded
     backward would build a big batch of gradients only to sum it.
     """
@@ -114,8 +114,10 @@ def _should_fold(tensor1, tensor2, has_out):
         return False
     if t1.numel() == 0:
         return True
-    folded = (math.prod(t1._sizes[:-1]), t1._sizes[-1])
-    return compute_view_strides(t1._sizes, t1._strides, folded) is not None
+    # PyTorch's test (LinearAlgebra.cpp should_fold): every leading dim steps over the next one exactly, as
+    # in a row-major block. Stricter than "reshape would be a view": a size-1 dim with another stride refuses.
+    sizes, strides = t1._sizes, t1._strides
+    return all(strides[i] == strides[i + 1] * sizes[i + 1] for i in range(len(sizes) - 2))
 
 
 def _squeeze0_(t):
