@@ -301,6 +301,15 @@ def test_binary_cross_entropy(data, reduction, weight):
         check_grad(fn, p, y, w, name=False, nondiff=(2,), gradgradcheck=False, check_grad_strides=False)
 
 
+@pytest.mark.parametrize("shape,layout", [((1, 1, 2), "permuted"), ((2, 1, 3), "permuted"), ((3, 2), "sliced")])
+def test_binary_cross_entropy_none_has_the_layout_of_empty_like_input(shape, layout):
+    # PyTorch writes the losses into empty_like(input): its strides, size-1 dims included (a random seed found
+    # (1, 1, 2) permuted: strides (1, 1, 1) in PyTorch, where the composite gave (2, 2, 1))
+    p = P(rand(*shape, low=0.1, high=0.9).values, layout)
+    y = P(rand(*shape, low=0, high=1).values)
+    check(lambda lib, p, y: F(lib).binary_cross_entropy(p, y, reduction="none"), p, y)
+
+
 def test_binary_cross_entropy_clamps_log():
     # log(0) = -inf is clamped to -100: p = 0 with y = 1 costs 100, not inf
     p = P(np.array([0.0, 1.0, 0.0, 1.0, 0.5], np.float32))

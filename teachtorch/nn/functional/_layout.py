@@ -8,7 +8,7 @@ copies a result into PyTorch's layout when, and only when, they differ.
 """
 
 import teachtorch as tt
-from ..._strides import channels_last_strides, contiguous_strides
+from ..._strides import channels_last_strides, contiguous_strides, preserve_format_strides
 from ...kernels.shape import suggest_memory_format
 
 
@@ -22,6 +22,15 @@ def _pytorch_layout(out, like=None):
         strides = channels_last_strides(tuple(out.shape))
     else:
         strides = contiguous_strides(tuple(out.shape))
+    if out.stride() != strides:
+        out = tt.empty_strided(out.shape, strides, dtype=out.dtype, device=out.device).copy_(out)
+    return out
+
+
+def _layout_of_empty_like(out, like):
+    """`out` with the strides of `empty_like(like)` (like's own layout made dense), which is how PyTorch
+    allocates the result of a kernel such as binary_cross_entropy's: `at::empty_like(input)`."""
+    strides = preserve_format_strides(tuple(like.shape), like.stride())
     if out.stride() != strides:
         out = tt.empty_strided(out.shape, strides, dtype=out.dtype, device=out.device).copy_(out)
     return out

@@ -27,7 +27,7 @@ import warnings
 
 import teachtorch as tt
 from ..._strides import broadcast_shapes
-from ._layout import _pytorch_layout
+from ._layout import _layout_of_empty_like, _pytorch_layout
 
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "l1_loss",
            "mse_loss", "nll_loss"]
@@ -314,7 +314,10 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     log_p = tt.log(input).clamp_min(-100)
     log_1mp = tt.log1p(-input).clamp_min(-100)
     loss = -(log_1mp + target * (log_p - log_1mp))         # = -(y log p + (1 - y) log(1 - p))
-    return _reduce(_apply_weight(loss, weight), reduction)
+    loss = _apply_weight(loss, weight)
+    if reduction == "none":
+        return _layout_of_empty_like(loss, input)           # PyTorch's kernel writes into empty_like(input)
+    return _reduce(loss, reduction)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
