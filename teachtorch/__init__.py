@@ -11,7 +11,7 @@ The layers, each importing only those below it:
 """
 
 from . import _dtype
-from ._device import device
+from ._device import device, get_default_device, set_default_device
 from ._dtype import (
     bool_ as bool, can_cast, float16, float32, float64, get_default_dtype, int8, int16, int32, int64,
     promote_types, set_default_dtype, uint8,
@@ -30,6 +30,7 @@ from .ops import __all__ as _ops_all
 from .ops import random  # noqa: F401  (teachtorch.random.manual_seed, like torch.random)
 from ._repr import set_printoptions, get_printoptions, printoptions
 from . import library, linalg
+from . import cuda  # noqa: E402  (is_available, synchronize, memory statistics; CuPy is imported lazily)
 from .autograd import derivatives as _derivatives  # noqa: F401  (backward formulas; they use the ops above)
 from .dispatch import ops
 

@@ -46,9 +46,43 @@ class device:
     def __hash__(self):
         return hash((self.type, self.index))
 
+    # `with teachtorch.device("cuda"):` makes factories without `device=` allocate there (as in PyTorch 2)
+    def __enter__(self):
+        _default_device_stack.append(_default[0])
+        set_default_device(self)
+        return self
+
+    def __exit__(self, *exc):
+        _default[0] = _default_device_stack.pop()
+        return False
+
 
 cpu = device("cpu")
 meta = device("meta")
+
+
+_default = [None]             # the default device of factories; None means cpu
+_default_device_stack = []
+
+
+def set_default_device(d):
+    """`torch.set_default_device`: where `zeros(3)`, `tensor([1])`, `arange(4)`... allocate when given no
+    `device=`. `None` goes back to the cpu. (PyTorch does this with a TorchFunctionMode that fills in the
+    `device` argument of factory functions; teachtorch's factories read it directly, see `default_device`.)"""
+    _default[0] = None if d is None else as_device(d)
+    if _default[0] is cpu:
+        _default[0] = None
+
+
+def get_default_device():
+    return cpu if _default[0] is None else _default[0]
+
+
+def default_device(d):
+    """The device a factory allocates on: `d` when given, else the default device."""
+    if d is None:
+        return cpu if _default[0] is None else _default[0]
+    return as_device(d)
 
 
 def as_device(d):

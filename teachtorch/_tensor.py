@@ -226,7 +226,7 @@ class Tensor:
             if force:
                 return self.cpu().numpy()
             raise TypeError(
-                f"can't convert {self._storage.device.type} device type tensor to numpy. Use Tensor.cpu() to "
+                f"can't convert {self._storage.device} device type tensor to numpy. Use Tensor.cpu() to "
                 "copy the tensor to host memory first.")
         return self._data()
 

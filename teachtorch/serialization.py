@@ -17,7 +17,7 @@ teachtorch.nn is there) nn.Parameters. The file, version 1:
     version         4 bytes  little-endian uint32
     header size     8 bytes  little-endian uint64
     header CRC-32   4 bytes  little-endian uint32
-    header                   UTF-8 JSON: {"storages": [{"nbytes", "dtype", "crc32"}, ...], "object": tree}
+    header                   UTF-8 JSON: {"storages": [{"nbytes", "dtype", "crc32", "device"}, ...], "object": tree}
     storage data             each storage's bytes, one after another, little-endian
 
 In the tree a JSON null, true/false, number, string or list stands for itself; everything else is a JSON object
@@ -45,7 +45,9 @@ import zlib
 import numpy as np
 
 from . import _dtype
+from ._device import as_device, device
 from ._storage import UntypedStorage
+from .backends import cuda as _cuda_backend
 from ._tensor import Tensor
 
 MAGIC = b"\x89teachtorch\r\n\x1a\n"
@@ -76,7 +78,7 @@ def _serialize(obj):
     index_of = {}        # id(storage) -> its index in `storages`
     tree = _encode(obj, storages, index_of)
     blobs = [_storage_bytes(storage, dtype) for storage, dtype in storages]
-    table = [{"nbytes": len(blob), "dtype": dtype.name, "crc32": zlib.crc32(blob)}
+    table = [{"nbytes": len(blob), "dtype": dtype.name, "crc32": zlib.crc32(blob), "device": str(storage.device)}
              for (storage, dtype), blob in zip(storages, blobs)]
     header = json.dumps({"storages": table, "object": tree}, allow_nan=False, separators=(",", ":"))
     return header.encode("utf-8"), blobs
@@ -109,9 +111,8 @@ def _encode(obj, storages, index_of):
 
 def _encode_tensor(t, storages, index_of):
     storage = t.untyped_storage()
-    if storage.device.type != "cpu":
-        raise RuntimeError(f"teachtorch.save: cannot save a tensor on the '{storage.device}' device; "
-                           f"move it to the cpu first (.cpu())")
+    if storage.device.type == "meta":
+        raise RuntimeError("teachtorch.save: cannot save a tensor on the 'meta' device: it has no data")
     if id(storage) not in index_of:                 # each storage is saved once, however many tensors view it
         index_of[id(storage)] = len(storages)
         storages.append((storage, t.dtype))
@@ -122,6 +123,8 @@ def _encode_tensor(t, storages, index_of):
 def _storage_bytes(storage, dtype):
     """All bytes of `storage`, little-endian. Bytes are swapped only on a big-endian machine (as `dtype`)."""
     raw = storage.bytes()
+    if storage.device.type != "cpu":      # a GPU storage is copied to the host first (PyTorch does the same)
+        raw = storage.to_host(raw)
     if dtype.itemsize == 1 or raw.size % dtype.itemsize:
         return raw.tobytes()
     return np.asarray(raw.view(dtype.numpy), dtype=dtype.numpy.newbyteorder("<")).tobytes()
@@ -186,13 +189,17 @@ def _parameter_class():
 
 
 def load(f, map_location=None, *, weights_only=True, mmap=None):
-    """Load what `save` wrote to `f` (a path or a binary file object). Tensors are loaded to the cpu.
+    """Load what `save` wrote to `f` (a path or a binary file object).
 
-    `weights_only` is accepted for PyTorch compatibility: loading here never runs code, whatever its value.
-    `mmap` is accepted and ignored: the file is read whole."""
-    if not (map_location is None or str(map_location) == "cpu"):
-        raise RuntimeError(f"teachtorch.load: map_location={map_location!r} is not supported; teachtorch loads "
-                           f"every tensor to the cpu (map_location='cpu')")
+    Each tensor goes back to the device it was saved from, unless `map_location` says otherwise: a device
+    (`"cpu"`, `"cuda:0"`, `teachtorch.device(...)`) for all of them, or a dict from saved device to device
+    (`{"cuda:0": "cpu"}`), as in PyTorch. `weights_only` is accepted for PyTorch compatibility: loading here
+    never runs code, whatever its value. `mmap` is accepted and ignored: the file is read whole."""
+    if callable(map_location) and not isinstance(map_location, device):
+        raise RuntimeError("teachtorch.load: a callable map_location is not supported; pass a device or a dict "
+                           "from saved device to device")
+    if map_location is not None and not isinstance(map_location, dict):
+        map_location = as_device(map_location)
     if isinstance(f, (str, os.PathLike)):
         name = os.fspath(f)
         with open(name, "rb") as file:
@@ -202,10 +209,10 @@ def load(f, map_location=None, *, weights_only=True, mmap=None):
         data = f.read()
         if isinstance(data, str):
             raise TypeError(f"teachtorch.load: '{name}' is open in text mode; open it in binary mode ('rb')")
-    return _deserialize(data, name)
+    return _deserialize(data, name, map_location)
 
 
-def _deserialize(data, name):
+def _deserialize(data, name, map_location=None):
     def fail(what):
         return CheckpointError(f"teachtorch.load: cannot load '{name}': {what}")
 
@@ -231,13 +238,13 @@ def _deserialize(data, name):
         raise fail("the header fails its CRC-32 check: the file is corrupted")
     try:
         header = json.loads(header.decode("utf-8"))
-        return _rebuild(header, data, header_end, fail)
+        return _rebuild(header, data, header_end, fail, map_location)
     except (ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError) as e:
         # the header passed its CRC, so only a crafted file (or a bug) gets here
         raise fail(f"the header is malformed ({type(e).__name__}: {e})") from None
 
 
-def _rebuild(header, data, data_start, fail):
+def _rebuild(header, data, data_start, fail, map_location=None):
     """Check the data's size and checksums, then build the storages and the object over them."""
     table = header["storages"]
     expected = data_start + sum(entry["nbytes"] for entry in table)
@@ -253,8 +260,33 @@ def _rebuild(header, data, data_start, fail):
         start += entry["nbytes"]
         if zlib.crc32(blob) != entry["crc32"]:
             raise fail(f"storage {i} ({entry['nbytes']} bytes) fails its CRC-32 check: the file is corrupted")
-        storages.append(_storage_from_bytes(blob, entry["dtype"]))
+        storages.append(_to_device(_storage_from_bytes(blob, entry["dtype"]), entry["dtype"],
+                                   _target_device(entry.get("device", "cpu"), map_location)))
     return _decode(header["object"], storages)
+
+
+def _target_device(saved, map_location):
+    """Where a storage saved from device `saved` goes (PyTorch's `default_restore_location`)."""
+    if isinstance(map_location, dict):
+        target = as_device(map_location.get(saved, saved))
+    else:
+        target = as_device(saved) if map_location is None else map_location
+    if target.type == "cuda" and _cuda_backend.device_count() == 0:
+        raise RuntimeError("Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is "
+                           "False. If you are running on a CPU-only machine, please use torch.load with "
+                           "map_location=torch.device('cpu') to map your storages to the CPU.")
+    return target
+
+
+def _to_device(storage, dtype_name, target):
+    if target.type == "cpu":
+        return storage
+    dtype = _dtype._lookup(dtype_name)
+    n = storage.nbytes() // dtype.itemsize if dtype.itemsize and storage.nbytes() % dtype.itemsize == 0 else None
+    if n is None:   # an odd number of bytes: move them as bytes
+        dtype, n = _dtype.uint8, storage.nbytes()
+    flat = Tensor._make(storage, 0, (n,), (1,), dtype)
+    return flat.to(target).untyped_storage()
 
 
 def _describe_foreign(data):

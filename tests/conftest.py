@@ -16,3 +16,91 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
 )
 settings.load_profile("ci" if os.environ.get("CI") else "default")
+
+
+# ---- devices: every op, gradient and module test runs on cpu, and on cuda when there is one ------------------
+#
+# The files below are device-generic: each test in them runs once per device, `[cpu]` and `[cuda]`. For
+# `[cuda]` the test runs with cuda as teachtorch's default device (`teachtorch.set_default_device`), so every
+# tensor the test makes (inputs from the parity harness, `lib.zeros(...)` inside a case) is a cuda tensor,
+# and the results are compared with PyTorch on the cpu as usual.
+#
+# Where the cuda tests run:
+#   * a machine with a GPU and CuPy: on the GPU;
+#   * TEACHTORCH_TEST_CUDA=fake: on tests/fake_cupy.py, NumPy dressed up as CuPy (CuPy's names only, no
+#     mixing of host and device arrays), which runs every cuda code path without a GPU; it says nothing about
+#     how CuPy computes;
+#   * otherwise they are skipped, with the reason.
+
+import pytest  # noqa: E402
+
+DEVICE_GENERIC = {
+    "test_autograd", "test_autograd_fuzz", "test_autograd_indexing", "test_autograd_linalg",
+    "test_autograd_pointwise", "test_autograd_reductions", "test_autograd_shape", "test_conversions",
+    "test_factories", "test_gradcheck", "test_indexing", "test_linalg", "test_lr_scheduler", "test_nn_attention",
+    "test_nn_conv", "test_nn_layers", "test_nn_loss", "test_nn_module", "test_nn_norm", "test_optim",
+    "test_pointwise", "test_reductions", "test_shape_ops", "test_sorting", "test_special", "test_tensor",
+    "test_views",
+}
+
+
+def _cuda_mode():
+    """("gpu" | "fake" | None, reason)."""
+    if os.environ.get("TEACHTORCH_TEST_CUDA") == "fake":
+        return "fake", ""
+    from teachtorch.backends import cuda as backend
+    if backend.device_count() > 0:
+        return "gpu", ""
+    why = "CuPy is not installed" if backend._import_cupy() is None else "CuPy finds no GPU"
+    return None, (f"no GPU ({why}); these run on a GPU machine, or without one on the NumPy stand-in for CuPy "
+                  f"with TEACHTORCH_TEST_CUDA=fake")
+
+
+CUDA_MODE, CUDA_SKIP_REASON = _cuda_mode()
+
+
+def pytest_configure(config):
+    if CUDA_MODE == "fake":
+        import fake_cupy
+        import fake_cupyx
+        from teachtorch.backends import cuda as backend
+        backend.use_array_module(fake_cupy, fake_cupyx)
+
+
+def pytest_generate_tests(metafunc):
+    if metafunc.module.__name__.rpartition(".")[2] in DEVICE_GENERIC:
+        metafunc.parametrize("tt_device", ["cpu", "cuda"], indirect=True)
+
+
+@pytest.fixture(autouse=True)
+def tt_device(request):
+    """The device a device-generic test runs on; cuda becomes teachtorch's default device for the test."""
+    import teachtorch as tt
+    name = getattr(request, "param", "cpu")
+    if name == "cuda":
+        if CUDA_MODE is None:
+            pytest.skip(CUDA_SKIP_REASON)
+        tt.set_default_device("cuda")
+        try:
+            yield name
+        finally:
+            tt.set_default_device(None)
+    else:
+        yield name
+
+
+@pytest.fixture
+def cuda_backend():
+    """A working cuda backend for tests of the backend itself: the GPU when there is one (or the stand-in
+    when TEACHTORCH_TEST_CUDA=fake), else the NumPy stand-in for CuPy just for this test."""
+    if CUDA_MODE is not None:
+        yield CUDA_MODE
+        return
+    import fake_cupy
+    import fake_cupyx
+    from teachtorch.backends import cuda as backend
+    backend.use_array_module(fake_cupy, fake_cupyx)
+    try:
+        yield "fake"
+    finally:
+        backend.use_array_module(None, None)

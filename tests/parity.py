@@ -111,6 +111,9 @@ def assert_same(a, b, *, rtol=None, atol=None, strides=True, path="result", equa
         assert isinstance(a, tt.Tensor), f"{path}: expected a Tensor, got {type(a).__name__}"
         assert dtype_name(a.dtype) == dtype_name(b.dtype), f"{path}: dtype {a.dtype} != {b.dtype}"
         assert tuple(a.shape) == tuple(b.shape), f"{path}: shape {tuple(a.shape)} != {tuple(b.shape)}"
+        # a device-generic test on cuda (conftest.py): results stay on the GPU, as torch's stay on its cpu
+        assert a.device.type == tt.get_default_device().type or b.device.type != "cpu", (
+            f"{path}: on device {a.device}, expected {tt.get_default_device()}")
         if strides and b.numel() > 1:
             assert a.stride() == b.stride(), f"{path}: strides {a.stride()} != {b.stride()} (shape {tuple(b.shape)})"
             assert a.is_contiguous() == b.is_contiguous(), f"{path}: is_contiguous differs"

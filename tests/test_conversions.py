@@ -135,12 +135,14 @@ def test_to_meta_and_back():
 
 
 def test_cuda_without_cuda():
-    if torch.cuda.is_available():
-        pytest.skip("torch has CUDA here")
-    check(lambda lib, x: x.cuda(), rand(2))
-    check(lambda lib, x: x.to("cuda"), rand(2))
-    check(lambda lib, x: x.to("cuda:0", lib.float64), rand(2))
-    check(lambda lib, x: x.to(torch.device("cuda") if lib is torch else lib.device("cuda")), rand(2))
+    if torch.cuda.is_available() or tt.cuda.is_available():
+        pytest.skip("there is a GPU here")
+    # PyTorch's error type and words, then what to install (CuPy)
+    msg = "Torch not compiled with CUDA enabled: teachtorch's cuda backend runs on CuPy"
+    check(lambda lib, x: x.cuda(), rand(2), msg=msg)
+    check(lambda lib, x: x.to("cuda"), rand(2), msg=msg)
+    check(lambda lib, x: x.to("cuda:0", lib.float64), rand(2), msg=msg)
+    check(lambda lib, x: x.to(torch.device("cuda") if lib is torch else lib.device("cuda")), rand(2), msg=msg)
 
 
 def test_to_copy_is_dispatched_and_fresh():

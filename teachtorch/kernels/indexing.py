@@ -34,6 +34,7 @@ from .._strides import (
 )
 from .._tensor import Tensor
 from ..backends import ARRAY_MODULES, check_writable, empty, preserve_strides, wrap, wrap_strided, write
+from ..backends.differences import ufunc_at
 
 # ---- small shared pieces --------------------------------------------------------------------------------
 
@@ -181,7 +182,7 @@ def write_elements(dst, index, values, accumulate=False):
     if not has_internal_overlap(dst._sizes, dst._strides):
         new = dst._data().copy()
         if accumulate:
-            xp.add.at(new, index, values)
+            ufunc_at(xp, "add", new, index, values)
         else:
             new[index] = values
         write(dst, new)
@@ -197,7 +198,7 @@ def write_elements(dst, index, values, accumulate=False):
     new = cells._data().copy()
     values = xp.broadcast_to(xp.asarray(values, dtype=dst.dtype.numpy), addresses.shape)
     if accumulate:
-        xp.add.at(new, (addresses - low).ravel(), values.ravel())
+        ufunc_at(xp, "add", new, (addresses - low).ravel(), values.ravel())
     else:
         new[(addresses - low).ravel()] = values.ravel()
     write(cells, new)

@@ -17,6 +17,7 @@ float16 is computed in float32 and rounded once at the end, as PyTorch's "opmath
 first converted to the common dtype (an int32 70000 in a float16 op becomes inf), as TensorIterator does.
 """
 
+import numpy as np
 
 from .. import _dtype
 from .._dtype import bool_, can_cast, float16, float32, result_type
@@ -45,6 +46,14 @@ def check_same_device(tensors):
             raise RuntimeError(
                 f"Expected all tensors to be on the same device, but found at least two devices, {first} and {d}!")
     return first
+
+
+def check_output_device(out, device):
+    """The tensor written (in-place `self`, or `out=`) must be on the op's device: no 0-dim exemption."""
+    d = out._storage.device
+    if d is not device and d != device:
+        raise RuntimeError(
+            f"Expected all tensors to be on the same device, but found at least two devices, {device} and {d}!")
 
 
 def promote(operands, kind):
@@ -129,15 +138,18 @@ def _cast(xp, a, compute, via=None):
     """An operand as an array (or NumPy scalar) of the compute dtype, converted to `via` on the way."""
     if isinstance(a, Tensor):
         arr = a._data()
+        if type(arr) is not xp.ndarray:
+            arr = arr[()]        # a 0-dim cpu tensor in a cuda op: a host scalar, passed to the kernel by value
         if via is not None and arr.dtype != via.numpy:
             arr = arr.astype(via.numpy)
         return arr if arr.dtype == compute.numpy else arr.astype(compute.numpy)
     if a is None:
         return None
     # A Python number: wrap it the way PyTorch wraps numbers (ints wrap around in small int types).
+    # (NumPy scalars on every backend: a number is a kernel parameter, never a copy to the device)
     if via is not None:
-        return xp.asarray(a).astype(via.numpy).astype(compute.numpy)[()]
-    return xp.asarray(a).astype(compute.numpy)[()]
+        return np.asarray(a).astype(via.numpy).astype(compute.numpy)[()]
+    return np.asarray(a).astype(compute.numpy)[()]
 
 
 def _float16_common(operands):
@@ -177,7 +189,8 @@ def run(fn, operands, params, compute_dtype, device, dtype=None, opmath_scalar=F
             arrays = []
             for a in operands:
                 arr = a._array if type(a) is Tensor else None   # a tensor's cached array, when it has one
-                arrays.append(arr if arr is not None and arr.dtype == want else _cast(xp, a, compute_dtype))
+                arrays.append(arr if arr is not None and arr.dtype == want and type(arr) is xp.ndarray
+                              else _cast(xp, a, compute_dtype))
         else:
             arrays = [_cast(xp, a, compute_dtype, None if (opmath_scalar and i > 0 and _is_scalar(a)) else via)
                       for i, a in enumerate(operands)]
@@ -310,6 +323,7 @@ def pointwise_kernels(fn, kind=DEFAULT, n=2, check=None, late_check=None, inplac
         if check is not None:
             check(operands)
         tensors, device, out_dtype, cdt, shape = pointwise_meta(operands, kind)
+        check_output_device(self, device)
         check_writable(self)
         check_no_partial_overlap(self, tensors)
         if inplace_check is None:
@@ -329,6 +343,7 @@ def pointwise_kernels(fn, kind=DEFAULT, n=2, check=None, late_check=None, inplac
         if check is not None:
             check(operands)
         tensors, device, out_dtype, cdt, shape = pointwise_meta(operands, kind)
+        check_output_device(out, device)
         check_writable(out)
         check_no_partial_overlap(out, tensors)
         if out_check is None:
@@ -342,4 +357,6 @@ def pointwise_kernels(fn, kind=DEFAULT, n=2, check=None, late_check=None, inplac
                                                                                numbers_take_part)
         return write_out(out, result, out_dtype, shape, strides)
 
+    for k in (functional, inplace, out_variant):
+        k.device_check = False   # TensorIterator checks devices itself (a 0-dim cpu tensor may join), see meta
     return functional, inplace, out_variant

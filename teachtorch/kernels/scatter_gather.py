@@ -18,6 +18,7 @@ from .._strides import (
 )
 from .._tensor import Tensor
 from ..backends import check_writable, empty, preserve_strides, wrap, write
+from ..backends.differences import ufunc_at
 from .indexing import (  # the pieces every indexing kernel shares
     assert_no_overlap, check_out_dtype, checked_scalar, finish_out, is_meta, shape_str, warn_if_expanded,
     write_elements, xp_for,
@@ -281,13 +282,13 @@ def scatter_into(self, dim, index, src, reduce=None, include_self=True):
     if not include_self:
         # the positions written to start from the reduction's identity instead of self's value
         out[positions] = _reduce_identity(reduce, self.dtype)
-    ufunc = {"sum": xp.add, "prod": xp.multiply, "mean": xp.add, "amax": xp.maximum, "amin": xp.minimum}[reduce]
+    ufunc = {"sum": "add", "prod": "multiply", "mean": "add", "amax": "maximum", "amin": "minimum"}[reduce]
     if self.dtype is bool_ and reduce in ("sum", "prod"):
-        ufunc = xp.logical_or if reduce == "sum" else xp.logical_and
-    ufunc.at(out, positions, values)
+        ufunc = "logical_or" if reduce == "sum" else "logical_and"
+    ufunc_at(xp, ufunc, out, positions, values)
     if reduce == "mean":
         count = xp.full(out.shape, 1 if include_self else 0, dtype=np.int64)
-        xp.add.at(count, positions, 1)
+        ufunc_at(xp, "add", count, positions, xp.ones(values.shape, dtype=np.int64))
         count = xp.maximum(count, 1)
         if self.dtype.is_floating_point:
             out = (out / count).astype(out.dtype)
@@ -400,9 +401,9 @@ def index_add_compute(self, dim, index, source, alpha):
     if alpha != 1:
         values = values * checked_scalar(alpha, self.dtype, xp)
     if self.dtype is bool_:
-        xp.logical_or.at(out, _slice_positions(out.ndim, dim, idx), values)
+        ufunc_at(xp, "logical_or", out, _slice_positions(out.ndim, dim, idx), values)
     else:
-        xp.add.at(out, _slice_positions(out.ndim, dim, idx), values.astype(out.dtype))
+        ufunc_at(xp, "add", out, _slice_positions(out.ndim, dim, idx), values.astype(out.dtype))
     return out.reshape(self._sizes), dim
 
 

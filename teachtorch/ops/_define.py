@@ -5,7 +5,7 @@ and, when the entry says `variants: method`, a `Tensor` method (tools/autograd/g
 teachtorch does the same by hand, in small steps a reader can follow:
 
     op = define("exp(Tensor self) -> Tensor")          # the operator and its schema (dispatch/dispatcher.py)
-    register_kernel(op, exp_kernel)                     # backend kernels (CPU and Meta now, CUDA later)
+    register_kernel(op, exp_kernel)                     # backend kernels (CPU, CUDA, Meta)
     exp = function(op)                                  # teachtorch.exp(input)
     Tensor.exp = method(op)                             # x.exp()
 
@@ -14,18 +14,25 @@ Every one of them ends in `dispatcher.call(op, args)`, so every op, method or fu
 
 from .._dispatch_key import CompositeImplicitAutograd, DispatchKey
 from .._tensor import Tensor
+from ..backends import cuda as cuda_backend
+from ..backends.device_check import cuda_kernel
 from ..dispatch.dispatcher import call, define, impl
 
-# The backends whose kernels are registered now. The generic kernels work for any array module, so a
-# backend that appears later (cuda) registers every kernel in KERNELS under its own key.
-KERNEL_KEYS = [DispatchKey.CPU, DispatchKey.Meta]
+# The backends. A kernel is written once against an array module `xp` (NumPy or CuPy), so the same
+# function is registered under CPU, CUDA and Meta; under CUDA it is wrapped the way PyTorch's generated
+# RegisterCUDA.cpp wraps it: check that every tensor is on one device, and make that GPU current.
+KERNEL_KEYS = [DispatchKey.CPU, DispatchKey.CUDA, DispatchKey.Meta]
 KERNELS = []   # (op, kernel) pairs, in registration order
 
 
 def register_kernel(op, kernel):
     KERNELS.append((op, kernel))
-    for key in KERNEL_KEYS:
-        impl(op, key, kernel)
+    impl(op, DispatchKey.CPU, kernel)
+    impl(op, DispatchKey.Meta, kernel)
+    if getattr(kernel, "device_check", True):
+        impl(op, DispatchKey.CUDA, cuda_kernel(op, kernel, cuda_backend.current_device, cuda_backend.device_guard))
+    else:   # `device_check: NoCheck`: the kernel checks devices itself (TensorIterator ops, copy_)
+        impl(op, DispatchKey.CUDA, kernel)
     return kernel
 
 

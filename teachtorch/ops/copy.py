@@ -42,6 +42,7 @@ def copy_kernel(ks, self, src, non_blocking=False):
     return self
 
 
+copy_kernel.device_check = False     # copy_ is how data moves between devices
 copy_op = define("copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)")
 register_kernel(copy_op, copy_kernel)
 
@@ -67,6 +68,7 @@ def fill_tensor_kernel(ks, self, value):
     return fill_kernel(ks, self, value)
 
 
+fill_tensor_kernel.device_check = False   # a 0-dim cpu value may fill a cuda tensor, as in PyTorch
 register_kernel(fill_tensor_op, fill_tensor_kernel)
 zero_op = define("zero_(Tensor(a!) self) -> Tensor(a!)")
 register_kernel(zero_op, lambda ks, self: fill_kernel(ks, self, 0))

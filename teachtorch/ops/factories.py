@@ -29,12 +29,13 @@ import numpy as np
 
 from .. import _dtype
 from .._dtype import checked_convert
-from .._device import as_device
+from .._device import as_device, default_device
 from .._dispatch_key import DispatchKey
 from .._strides import channels_last_strides, contiguous_strides
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
 from ..backends import ARRAY_MODULES, preserve_strides, write
+from ..backends import cuda as cuda_backend
 from ..backends import empty as _empty_tensor
 from ..dispatch.backend_select import backend_select_kernel
 from ..dispatch.dispatcher import impl
@@ -142,11 +143,14 @@ def check_sizes(sizes):
 
 
 def check_device(device):
-    """The device of a new tensor, refusing backends this installation does not have."""
-    device = as_device(device)
-    if device.type not in ARRAY_MODULES and device.type != "meta":
-        # torch without CUDA raises exactly this (torch/cuda/__init__.py, _lazy_init)
-        raise AssertionError("Torch not compiled with CUDA enabled")
+    """The device of a new tensor (the default device when None), starting the cuda backend when first
+    asked for: without CuPy that raises PyTorch's "Torch not compiled with CUDA enabled", plus what to install."""
+    device = default_device(device)
+    if device.type == "cuda":
+        if "cuda" not in ARRAY_MODULES:
+            cuda_backend.lazy_init()
+        if device.index:
+            cuda_backend.check_index(device)
     return device
 
 

@@ -48,13 +48,18 @@ _STATE_SIZE = 8 + 16 + 16 + 1 + 4  # seed, PCG64 state and increment, buffered 3
 
 
 class Generator:
-    """`torch.Generator`: the state of one random number stream (here a NumPy PCG64 bit generator)."""
+    """`torch.Generator`: the state of one random number stream (here a NumPy PCG64 bit generator).
+
+    A cuda generator (`Generator("cuda")`) keeps the same kind of state and draws on the host; the numbers
+    are then copied to the GPU (backends/differences.py says why). PyTorch's cuda generators are Philox,
+    drawn on the GPU."""
 
     def __init__(self, device="cpu"):
         self.device = as_device(device)
-        if self.device.type != "cpu":
-            raise RuntimeError(f"teachtorch generators live on the cpu (NumPy's PCG64); got device "
-                               f"'{self.device}'")
+        if self.device.type == "cuda":
+            check_device(self.device)          # starts the cuda backend, or says what to install
+        elif self.device.type != "cpu":
+            raise RuntimeError(f"{self.device.type.upper()} device type not an accelerator.")
         self.manual_seed(_DEFAULT_SEED)
 
     def manual_seed(self, seed):
@@ -113,8 +118,15 @@ default_generator.seed()   # like PyTorch's default cpu generator, seeded differ
 
 
 def manual_seed(seed):
-    """Seed the default generator (PyTorch's `torch.manual_seed` converts with `int(seed)` first)."""
+    """Seed the default generators, cpu and every GPU's (PyTorch's `torch.manual_seed` converts with
+    `int(seed)` first and also seeds all cuda devices)."""
+    for g in cuda_default_generators.values():
+        g.manual_seed(int(seed))
+    _cuda_seed[0] = int(seed)
     return default_generator.manual_seed(int(seed))
+
+
+_cuda_seed = [None]   # the seed a cuda generator made later starts from (torch.cuda.manual_seed before init)
 
 
 def seed():
@@ -133,12 +145,30 @@ def set_rng_state(new_state):
     default_generator.set_state(new_state)
 
 
-def _rng(generator, fn="random"):
-    """The NumPy random stream to draw from: `generator`'s, or the default generator's."""
+cuda_default_generators = {}    # GPU index -> its default generator (torch.cuda.default_generators)
+
+
+def default_generator_of(device):
+    """The default generator of a device: one for the cpu, one per GPU."""
+    if device is None or device.type != "cuda":
+        return default_generator
+    g = cuda_default_generators.get(device.index)
+    if g is None:
+        g = cuda_default_generators[device.index] = Generator(device)
+        if _cuda_seed[0] is not None:
+            g.manual_seed(_cuda_seed[0])
+    return g
+
+
+def _rng(generator, fn="random", device=None):
+    """The NumPy random stream to draw from: `generator`'s, or the default generator of `device`."""
     if generator is None:
-        return default_generator._rng
+        return default_generator_of(device)._rng
     if not isinstance(generator, Generator):
         raise TypeError(f"{fn}(): argument 'generator' must be torch.Generator, not {_type_name(generator)}")
+    if device is not None and device.type != "meta" and generator.device.type != device.type:
+        raise RuntimeError(f"Expected a '{device.type}' device type for generator but found "
+                           f"'{generator.device.type}'")
     return generator._rng
 
 
@@ -199,7 +229,7 @@ def uniform__kernel(ks, self, from_, to, generator):
     if not to - from_ <= hi:
         raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<{self.dtype._ptname}>::max(), but found "
                            f"to={_g(to)} and from={_g(from_)} which result in to-from to exceed the limit")
-    rng = _rng(generator, "uniform_")
+    rng = _rng(generator, "uniform_", self.device)
     return _fill_random(self, lambda shape: _uniform01(rng, shape, self.dtype) * (to - from_) + from_)
 
 
@@ -211,7 +241,7 @@ def normal__kernel(ks, self, mean, std, generator):
         return self
     if not self.dtype.is_floating_point:
         raise _not_implemented("normal_kernel_cpu", self)
-    rng = _rng(generator, "normal_")
+    rng = _rng(generator, "normal_", self.device)
     return _fill_random(self, lambda shape: rng.standard_normal(shape) * std + mean)
 
 
@@ -284,7 +314,7 @@ def _random_range(self, start, to):
 def random__kernel(ks, self, from_, to, generator):
     """`random_(from, to)`: integers in [from, to). `to=None`: up to the dtype's largest value (inclusive)."""
     low, high = _random_range(self, from_, to)
-    rng = _rng(generator, "random_")
+    rng = _rng(generator, "random_", self.device)
     return _fill_random(self, lambda shape: rng.integers(low, high, size=shape, dtype=np.int64, endpoint=True))
 
 
@@ -294,7 +324,7 @@ def random_default_kernel(ks, self, generator):
         high = 1 << _DIGITS[self.dtype.name]
     else:
         high = 1 if self.dtype is _dtype.bool_ else int(np.iinfo(self.dtype.numpy).max)
-    rng = _rng(generator, "random_")
+    rng = _rng(generator, "random_", self.device)
     return _fill_random(self, lambda shape: rng.integers(0, high, size=shape, dtype=np.int64, endpoint=True))
 
 
@@ -302,7 +332,7 @@ def bernoulli_float_kernel(ks, self, p, generator):
     """Each element 1 with probability p, else 0 (any dtype)."""
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_g(p)}")
-    rng = _rng(generator, "bernoulli_")
+    rng = _rng(generator, "bernoulli_", self.device)
     return _fill_random(self, lambda shape: rng.random(shape) < p)
 
 
@@ -319,7 +349,7 @@ def bernoulli_tensor_kernel(ks, self, p, generator):
     if not ((values >= 0) & (values <= 1)).all():
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message "
                            "be improved?  If so, please report an enhancement request to PyTorch.)")
-    rng = _rng(generator, "bernoulli_")
+    rng = _rng(generator, "bernoulli_", self.device)
     return _fill_random(self, lambda shape: rng.random(shape) < values)
 
 
@@ -332,7 +362,7 @@ def exponential__kernel(ks, self, lambd, generator):
     if not self.dtype.is_floating_point:
         raise RuntimeError("Exponential distribution is a continuous probability distribution. dtype must be a "
                            f"floating point but you specified {self.dtype._ptname}")
-    rng = _rng(generator, "exponential_")
+    rng = _rng(generator, "exponential_", self.device)
     return _fill_random(self, lambda shape: rng.standard_exponential(shape) / lambd)
 
 
@@ -344,7 +374,7 @@ def geometric__kernel(ks, self, p, generator):
         return self
     if self.dtype is _dtype.bool_:
         raise _not_implemented("geometric_cpu", self)
-    rng = _rng(generator, "geometric_")
+    rng = _rng(generator, "geometric_", self.device)
     return _fill_random(self, lambda shape: rng.geometric(p, shape))
 
 
@@ -356,7 +386,7 @@ def log_normal__kernel(ks, self, mean, std, generator):
         return self
     if not self.dtype.is_floating_point:
         raise _not_implemented("log_normal_cpu", self)
-    rng = _rng(generator, "log_normal_")
+    rng = _rng(generator, "log_normal_", self.device)
     return _fill_random(self, lambda shape: np.exp(rng.standard_normal(shape) * std + mean))
 
 
@@ -367,7 +397,7 @@ def cauchy__kernel(ks, self, median, sigma, generator):
     if not self.dtype.is_floating_point:
         raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype must be a floating "
                            f"point but you specified {_CPP_NAME[self.dtype.name]}")
-    rng = _rng(generator, "cauchy_")
+    rng = _rng(generator, "cauchy_", self.device)
     return _fill_random(self, lambda shape: median + sigma * np.tan(np.pi * (rng.random(shape) - 0.5)))
 
 
@@ -462,7 +492,7 @@ def _randperm_kernel(ks, n, generator, dtype, device):
     if dtype is _dtype.bool_:
         raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
     t = _empty_tensor((n,), dtype, device)
-    rng = _rng(generator, "randperm")
+    rng = _rng(generator, "randperm", t.device)
     return _fill_random(t, lambda shape: rng.permutation(n))
 
 
@@ -797,7 +827,7 @@ def _multinomial_kernel(ks, self, num_samples, replacement, generator):
     if out.numel() == 0 or out._storage._data is None:
         return out
     probs = self._host_array().astype(np.float64).reshape(-1, n_categories)
-    rng = _rng(generator, "multinomial")
+    rng = _rng(generator, "multinomial", self.device)
     if not replacement or num_samples == 1:
         if not (probs.max() < np.inf and probs.min() >= 0):   # NaN fails both comparisons
             raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
