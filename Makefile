@@ -12,12 +12,17 @@ LESSONS_NB := $(LESSONS_PY:.py=.ipynb)
 # Jupyter refuses to start as root unless told it may.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: test lab bench clean graphviz system-deps notebooks
+.PHONY: test test-fake-cuda lab bench clean graphviz system-deps notebooks
 
 # Run the test suite (2 xdist workers); make fails when pytest fails. The explorer's tests need the lab tools,
 # Graphviz and a Chromium for the browser tests (installed with apt-get when run as root).
 test: $(VENV)/.stamp-lab system-deps
 	$(PY) -m pytest -n 2 tests
+
+# The device-generic tests' [cuda] half on tests/fake_cupy.py (NumPy dressed up as CuPy) when there is no GPU:
+# every cuda code path without a GPU. On a GPU machine plain `make test` runs them on the GPU.
+test-fake-cuda: $(VENV)/.stamp-lab
+	TEACHTORCH_TEST_CUDA=fake $(PY) -m pytest -n 2 tests -k cuda
 
 # Start JupyterLab on the lessons (extra flags via LAB_ARGS, e.g. LAB_ARGS="--no-browser --port=8888").
 lab: $(VENV)/.stamp-lab graphviz notebooks

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import teachtorch as tt  # noqa: E402
-from nn import build  # noqa: E402  (the same models as bench/nn.py and examples/)
+from nn import build, step_fn  # noqa: E402  (the same models and step as bench/nn.py)
 
 
 def gpu_time(fn, sync, repeats, number):
@@ -74,18 +74,6 @@ def matmul(args, torch):
         print(f"  teachtorch throughput / PyTorch CUDA: {rows['PyTorch CUDA'] / rows['teachtorch']:.3f}x")
 
 
-def train_step(lib, model, images, labels):
-    loss_fn = lib.nn.CrossEntropyLoss()
-    optimizer = lib.optim.Adam(model.parameters(), lr=1e-3)
-
-    def step():
-        loss = loss_fn(model(images), labels)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-    return step
-
-
 def steps(args, torch):
     rng = np.random.default_rng(0)
     for which, batch in (("digits MLP", 32), ("digits CNN", 256)):
@@ -94,14 +82,14 @@ def steps(args, torch):
         tt.manual_seed(0)
         model = build(tt, which).to("cuda")
         x, y = tt.tensor(images, device="cuda"), tt.tensor(labels, device="cuda")
-        rows = {"teachtorch": gpu_time(train_step(tt, model, x, y), tt.cuda.synchronize, args.repeats,
+        rows = {"teachtorch": gpu_time(step_fn(tt, model, x, y), tt.cuda.synchronize, args.repeats,
                                        args.steps)}
         if torch is not None:
             torch.manual_seed(0)
             tmodel = build(torch, which).to("cuda")
             tx = torch.tensor(images, device="cuda")
             ty = torch.tensor(labels, device="cuda")
-            rows["PyTorch CUDA"] = gpu_time(train_step(torch, tmodel, tx, ty), torch.cuda.synchronize,
+            rows["PyTorch CUDA"] = gpu_time(step_fn(torch, tmodel, tx, ty), torch.cuda.synchronize,
                                             args.repeats, args.steps)
         print(f"\n{which} training step, batch {batch}")
         for name, t in rows.items():

@@ -117,7 +117,8 @@ def train(enc, dec, x, steps=3):
     return loss.detach()
 
 
-x = tt.randn(32, 8, generator=tt.Generator().manual_seed(1))
+tt.manual_seed(1)
+x = tt.randn(32, 8)
 enc, dec = tied_autoencoder()
 print("encoder weight strides:", enc.weight.stride(), "contiguous:", enc.weight.is_contiguous())
 

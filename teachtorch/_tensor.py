@@ -24,7 +24,6 @@ import copy
 from . import _dtype
 from ._dispatch_key import KEYS_OF_DEVICE
 from ._grad_mode import GradMode
-from ._storage import UntypedStorage
 from ._strides import is_channels_last_contiguous, is_contiguous, normalize_dim
 
 
@@ -332,7 +331,7 @@ class Tensor:
         storage = memo.get(id(old))
         if storage is None:
             data = None if old._data is None else old._data.copy()
-            storage = memo[id(old)] = UntypedStorage(old._nbytes, device=old.device, _data=data)
+            storage = memo[id(old)] = type(old)(old._nbytes, device=old.device, _data=data)   # cpu or GPU storage
             memo.setdefault(id(memo), []).append(old)      # keep `old` alive while its id is a memo key
         new = type(self)._make(storage, self._offset, self._sizes, self._strides, self.dtype)
         memo[id(self)] = new

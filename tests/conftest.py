@@ -60,6 +60,10 @@ CUDA_MODE, CUDA_SKIP_REASON = _cuda_mode()
 
 
 def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "cpu_only(reason): in a device-generic file, a test about the cpu itself (NumPy views, "
+                   "PyTorch's cpu repr text, `.to('cpu') is x`); it runs once, on the cpu, and its cuda "
+                   "counterpart, where there is one, is in test_cuda.py")
     if CUDA_MODE == "fake":
         import fake_cupy
         import fake_cupyx
@@ -68,7 +72,8 @@ def pytest_configure(config):
 
 
 def pytest_generate_tests(metafunc):
-    if metafunc.module.__name__.rpartition(".")[2] in DEVICE_GENERIC:
+    if (metafunc.module.__name__.rpartition(".")[2] in DEVICE_GENERIC
+            and metafunc.definition.get_closest_marker("cpu_only") is None):
         metafunc.parametrize("tt_device", ["cpu", "cuda"], indirect=True)
 
 

@@ -184,7 +184,8 @@ class ndarray(_np.ndarray):
         inputs = _plain(inputs)
         if "out" in kwargs:
             kwargs["out"] = _plain(kwargs["out"])
-        result = getattr(ufunc, method)(*inputs, **kwargs)
+        with _np.errstate(all="ignore"):      # CuPy never warns about 1/0 or overflow
+            result = getattr(ufunc, method)(*inputs, **kwargs)
         return _wrap(result)
 
     def __array_wrap__(self, array, context=None, return_scalar=False):
@@ -282,7 +283,8 @@ def get_array_module(*args):
 
 def _function(name, fn):
     def call(*args, **kwargs):
-        return _wrap(fn(*_plain(args), **{k: _plain(v) for k, v in kwargs.items()}))
+        with _np.errstate(all="ignore"):
+            return _wrap(fn(*_plain(args), **{k: _plain(v) for k, v in kwargs.items()}))
     call.__name__ = name
     return call
 
@@ -311,7 +313,8 @@ class ufunc:
         self.nin, self.nout = np_ufunc.nin, np_ufunc.nout
 
     def __call__(self, *args, **kwargs):
-        return _wrap(self._u(*_plain(args), **{k: _plain(v) for k, v in kwargs.items()}))
+        with _np.errstate(all="ignore"):
+            return _wrap(self._u(*_plain(args), **{k: _plain(v) for k, v in kwargs.items()}))
 
     def reduce(self, *args, **kwargs):
         return _wrap(self._u.reduce(*_plain(args), **{k: _plain(v) for k, v in kwargs.items()}))

@@ -17,6 +17,7 @@ Hypothesis strategies: `layouts()` draws a layout name, `shapes()` a shape, `P.d
 """
 
 import math
+import re
 
 import numpy as np
 import torch
@@ -28,6 +29,23 @@ LAYOUTS = ("contiguous", "permuted", "sliced", "offset", "expanded")
 
 TORCH_DTYPE = {d.name: getattr(torch, d.name) for d in tt._dtype.ALL_DTYPES}
 TT_DTYPE = {v: tt._dtype._lookup(k) for k, v in TORCH_DTYPE.items()}
+
+
+def device_name(t):
+    """A tensor's device type as PyTorch's cpu run sees it: a teachtorch tensor on the default device (cuda
+    in the `[cuda]` run of a device-generic test) reads "cpu", like torch's result; others keep theirs."""
+    if isinstance(t, tt.Tensor) and t.device.type == tt.get_default_device().type:
+        return "cpu"
+    return t.device.type
+
+
+def as_on_cpu(message):
+    """A teachtorch message as torch's cpu run words it: in the `[cuda]` run of a device-generic test, tensor
+    types are named torch.cuda.FloatTensor and tensors print `device='cuda:0'`; torch's cpu run has neither."""
+    if tt.get_default_device().type != "cuda":
+        return message
+    message = re.sub(r"device='cuda:0',\s*", "", message.replace("torch.cuda.", "torch."))   # more follows
+    return re.sub(r",\s*device='cuda:0'", "", message)                                        # the last one
 
 
 def dtype_name(d):
@@ -105,14 +123,17 @@ def _build(arg, lib):
 # ---- comparing results ----------------------------------------------------------------------------------
 
 
-def assert_same(a, b, *, rtol=None, atol=None, strides=True, path="result", equal_nan=True):
-    """Compare a teachtorch result `a` with a torch result `b`, recursively for tuples and lists."""
+def assert_same(a, b, *, rtol=None, atol=None, strides=True, path="result", equal_nan=True, same_device=True):
+    """Compare a teachtorch result `a` with a torch result `b`, recursively for tuples and lists.
+
+    `same_device`: the result is on the device the test runs on (the default device); False for cases that
+    move data to the cpu on purpose (`x.cpu()`)."""
     if isinstance(b, torch.Tensor):
         assert isinstance(a, tt.Tensor), f"{path}: expected a Tensor, got {type(a).__name__}"
         assert dtype_name(a.dtype) == dtype_name(b.dtype), f"{path}: dtype {a.dtype} != {b.dtype}"
         assert tuple(a.shape) == tuple(b.shape), f"{path}: shape {tuple(a.shape)} != {tuple(b.shape)}"
         # a device-generic test on cuda (conftest.py): results stay on the GPU, as torch's stay on its cpu
-        assert a.device.type == tt.get_default_device().type or b.device.type != "cpu", (
+        assert not same_device or device_name(a) == b.device.type, (
             f"{path}: on device {a.device}, expected {tt.get_default_device()}")
         if strides and b.numel() > 1:
             assert a.stride() == b.stride(), f"{path}: strides {a.stride()} != {b.stride()} (shape {tuple(b.shape)})"
@@ -133,7 +154,8 @@ def assert_same(a, b, *, rtol=None, atol=None, strides=True, path="result", equa
         assert isinstance(a, (tuple, list)), f"{path}: expected a sequence, got {type(a).__name__}"
         assert len(a) == len(b), f"{path}: length {len(a)} != {len(b)}"
         for i, (x, y) in enumerate(zip(a, b)):
-            assert_same(x, y, rtol=rtol, atol=atol, strides=strides, path=f"{path}[{i}]", equal_nan=equal_nan)
+            assert_same(x, y, rtol=rtol, atol=atol, strides=strides, path=f"{path}[{i}]", equal_nan=equal_nan,
+                        same_device=same_device)
         return
     if isinstance(b, torch.Size):
         assert tuple(a) == tuple(b), f"{path}: {a} != {b}"
@@ -165,7 +187,8 @@ def _shares(result, inputs, lib):
     return out
 
 
-def check(fn, *args, msg=True, rtol=None, atol=None, strides=True, offset=True, share=True, **kwargs):
+def check(fn, *args, msg=True, rtol=None, atol=None, strides=True, offset=True, share=True, same_device=True,
+          **kwargs):
     """Run `fn(lib, *args, **kwargs)` on both libraries and compare results or errors."""
     tt_args = [_build(a, tt) for a in args]
     th_args = [_build(a, torch) for a in args]
@@ -180,13 +203,13 @@ def check(fn, *args, msg=True, rtol=None, atol=None, strides=True, offset=True, 
             assert isinstance(f, type(e)) or type(f).__name__ == type(e).__name__, (
                 f"error type {type(f).__name__}({f}) != {type(e).__name__}({e})")
             if msg is True:
-                assert str(f) == str(e), f"error message:\n  got      {f}\n  expected {e}"
+                assert as_on_cpu(str(f)) == str(e), f"error message:\n  got      {f}\n  expected {e}"
             elif isinstance(msg, str):
                 assert msg in str(f), f"error message {f!r} lacks {msg!r}"
             return e
         raise AssertionError(f"torch raised {type(e).__name__}({e}) but teachtorch returned {got!r}")
     got = fn(tt, *tt_args, **tt_kwargs)
-    assert_same(got, expected, rtol=rtol, atol=atol, strides=strides)
+    assert_same(got, expected, rtol=rtol, atol=atol, strides=strides, same_device=same_device)
     if offset and isinstance(expected, torch.Tensor) and expected.numel() > 0:
         # the offset only matters for a view; a fresh result starts at 0 in both
         assert got.storage_offset() == expected.storage_offset(), (
@@ -259,7 +282,7 @@ def check_inplace(fn, target, *args, msg=True, rtol=None, atol=None, **kwargs):
         assert kind_m == "error", f"torch raised {res_t!r}; teachtorch did not"
         assert type(res_m).__name__ == type(res_t).__name__, f"{type(res_m).__name__}({res_m}) != {type(res_t).__name__}({res_t})"
         if msg is True:
-            assert str(res_m) == str(res_t), f"error message:\n  got      {res_m}\n  expected {res_t}"
+            assert as_on_cpu(str(res_m)) == str(res_t), f"error message:\n  got      {res_m}\n  expected {res_t}"
         # a failed in-place op leaves its target unchanged
         assert_same(base_m, base_t, rtol=rtol, atol=atol, path="storage after a failed in-place op")
         return

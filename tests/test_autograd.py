@@ -240,7 +240,7 @@ def test_retain_graph_keeps_saved_tensors():
     y = x.exp().sum()
     y.backward(retain_graph=True)
     y.backward()
-    np.testing.assert_allclose(x.grad.numpy(), 2 * np.exp(x.detach().numpy()), rtol=1e-6)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), 2 * np.exp(x.detach().cpu().numpy()), rtol=1e-6)
 
 
 def test_dropping_the_output_frees_the_whole_graph():

@@ -295,6 +295,12 @@ class Run:
                                 else self.meta.get(inner[1], "default"))
         if inner[0] in INPLACE or inner[0] == "setitem":
             touched.append(inner[1])
+        if (inner[0] == "setitem" and tt.get_default_device().type != "cpu" and isinstance(inner[3], str)
+                and self.th[inner[3]].dim() == 0):
+            # x[i] = v with a 0-dim v: PyTorch's copy_to fills from a *cpu* 0-dim v (fill_), and copies from
+            # any other (expand + copy_), so on cuda the graph is not the one torch's cpu run records; the
+            # values, versions and gradients are still compared, the graphs from here on by their roots only
+            self.roots_only = True
         for n in self.th:
             self.compare(n, where, deep=inspect or n in touched)
         return True
@@ -315,6 +321,8 @@ class Run:
             if r is not None:
                 (graph_a, leaf_a), (graph_b, leaf_b) = r
                 assert leaf_a == leaf_b, f"{path}: is_leaf {leaf_a} != {leaf_b}"
+                if getattr(self, "roots_only", False):
+                    graph_a, graph_b = graph_a[:1], graph_b[:1]
                 if self.fuzz and any(name == "StackBackward0" for name, _ in graph_b):
                     # stack is composite in teachtorch (cat of unsqueezes): test_regression_node_names
                     if graph_b[0][0] == "StackBackward0":
@@ -448,7 +456,7 @@ def _maxabs(t):
 def _kink_safe(t, *kinks):
     """No element sits *near* a kink (relu/abs at 0, clamp's bounds) without being exactly on it: a value
     1e-17 in one library and -1e-17 in the other would send the gradient different ways."""
-    v = t.detach().numpy()
+    v = t.detach().cpu().numpy()
     return all(np.all((np.abs(v - k) > 1e-6) | (v == k)) for k in kinks if k is not None)
 
 

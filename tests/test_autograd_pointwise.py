@@ -46,7 +46,7 @@ UNARY = {   # name -> the values it is tested on (inside the domain)
 }
 REFUSED_INPLACE = ("acosh", "asinh", "atanh")    # PyTorch's formula for these in place raises
 # PyTorch's second derivative of abs is a ZeroTensor (so is the first derivative of sgn), which
-# parity.check_grad cannot read (it calls .numpy() on it): abs's cases leave out the second derivatives and
+# parity.check_grad cannot read (it calls .cpu().numpy() on it): abs's cases leave out the second derivatives and
 # sgn has a test of its own; test_abs_double_backward checks them through products, whose derivatives are
 # ordinary tensors.
 ZERO_GRADGRAD = ("abs",)
@@ -103,7 +103,7 @@ def test_sgn(layout):
         y = t.clone().sgn_() if inplace else t.sgn()
         g, = lib.autograd.grad(y, t, lib.ones(y.shape), create_graph=True)
         dense = lib.zeros(g.shape) + g        # torch's gradient is a ZeroTensor: make it an ordinary one
-        return y.grad_fn.name(), y.detach().numpy(), g.shape, g.dtype.is_floating_point, dense.numpy()
+        return y.grad_fn.name(), y.detach().cpu().numpy(), g.shape, g.dtype.is_floating_point, dense.cpu().numpy()
     for inplace in (False, True):
         got, expected = run(tt, inplace), run(torch, inplace)
         assert got[0] == expected[0] and got[2] == expected[2] and got[3] == expected[3]
@@ -567,7 +567,7 @@ def test_not_implemented(case):
         y = NOT_IMPLEMENTED[case](lib, x)
         with pytest.raises(RuntimeError, match="not implemented"):
             y.sum().backward()
-        return y.requires_grad, y.detach().numpy().tolist() if case != "bernoulli.p" else None
+        return y.requires_grad, y.detach().cpu().numpy().tolist() if case != "bernoulli.p" else None
     assert run(tt) == run(torch)
 
 

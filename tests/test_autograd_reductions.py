@@ -26,7 +26,7 @@ def vnorm(ord, dim=None, keepdim=False):
 
 
 # torch's second derivative of norms made of sgn(x) (ord 1, +-inf) is an "efficient zero tensor", which
-# check_grad cannot read (`.numpy()` refuses ZeroTensors): those cases compare first derivatives only (gradcheck
+# check_grad cannot read (`.cpu().numpy()` refuses ZeroTensors): those cases compare first derivatives only (gradcheck
 # and gradgradcheck still run on teachtorch).
 NO_DOUBLE = dict(double=False)
 

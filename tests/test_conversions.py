@@ -37,6 +37,7 @@ def test_to_dtype_every_pair_and_layout(src, dst, layout):
     check(lambda lib, x, d: x.to(d), P(_values(src, (2, 3, 4), seed=1), layout, seed=1), TT[dst])
 
 
+@pytest.mark.cpu_only("`.to('cpu') is x` and `.cpu() is x` hold for cpu tensors")
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_to_same_dtype_returns_self(layout):
     for lib in (tt, torch):
@@ -98,6 +99,7 @@ TO_CALLS = {
 }
 
 
+@pytest.mark.cpu_only("the calls move tensors to 'cpu' and 'meta' explicitly")
 @pytest.mark.parametrize("name", list(TO_CALLS))
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("shape", [(3, 4), (2, 3, 4, 5), (), (0, 3)], ids=str)
@@ -184,10 +186,14 @@ def test_dtype_methods(name, src, layout):
 @pytest.mark.parametrize("name", METHODS + ["cpu"])
 @pytest.mark.parametrize("fmt", ["contiguous_format", "preserve_format"])
 def test_dtype_methods_memory_format(name, fmt):
-    check(lambda lib, x: getattr(x, name)(memory_format=getattr(lib, fmt)), P(_values("float32"), "permuted"))
-    check(lambda lib, x: getattr(x, name)(memory_format=getattr(lib, fmt)), P(_values("int64"), "sliced"))
+    moves = name == "cpu"       # x.cpu() leaves the device on purpose
+    check(lambda lib, x: getattr(x, name)(memory_format=getattr(lib, fmt)), P(_values("float32"), "permuted"),
+          same_device=not moves, share=not moves, offset=not moves)
+    check(lambda lib, x: getattr(x, name)(memory_format=getattr(lib, fmt)), P(_values("int64"), "sliced"),
+          same_device=not moves, share=not moves, strides=not moves, offset=not moves)   # torch's x.cpu() is x
 
 
+@pytest.mark.cpu_only("cpu type names ('torch.FloatTensor'); cuda ones in test_cuda.py")
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_type_names(dtype):
     check(lambda lib, x: x.type(), P(_values(dtype)))
@@ -196,6 +202,7 @@ def test_type_names(dtype):
 
 @pytest.mark.parametrize("arg", [tt.int64, tt.float32, "torch.LongTensor", "torch.BoolTensor", "torch.HalfTensor",
                                  "torch.FloatTensor", "torch.DoubleTensor", "foo", "torch.Foo", 3], ids=repr)
+@pytest.mark.cpu_only("x.type('torch.FloatTensor') means a cpu tensor")
 @pytest.mark.parametrize("layout", ["contiguous", "permuted"])
 def test_type_conversions(arg, layout):
     check(lambda lib, x, a: x.type(a), P(_values("float32"), layout), arg)
@@ -243,6 +250,7 @@ def test_new_methods(name, dtype):
 # ---- conversion to Python and NumPy -------------------------------------------------------------------------------
 
 
+@pytest.mark.cpu_only("numpy() views cpu memory")
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_tolist_item_numpy(dtype, layout):
@@ -253,16 +261,16 @@ def test_tolist_item_numpy(dtype, layout):
     check(lambda lib, x: type(x.tolist()[0][0]).__name__, p)
     for lib in (tt, torch):
         x = p.build(lib)
-        a = x.numpy()
+        a = x.cpu().numpy()
         assert a.dtype == np.dtype(dtype) and a.shape == tuple(x.shape)
         assert a.strides == tuple(s * x.element_size() for s in x.stride())
         np.testing.assert_array_equal(a, p.values)
     x = p.build(tt)
     if layout != "expanded":
-        x.numpy()[0, 0] = 1
+        x.cpu().numpy()[0, 0] = 1
         assert x[0, 0].item() == 1   # numpy() shares memory
         x[0, 1] = 0
-        assert x.numpy()[0, 1] == 0
+        assert x.cpu().numpy()[0, 1] == 0
 
 
 SCALAR_CONVERSIONS = {
@@ -306,9 +314,10 @@ def test_iter_yields_views():
     check(lambda lib, x: list(x), rand(3, 2, layout="permuted"))
 
 
+@pytest.mark.cpu_only("numpy() views cpu memory")
 def test_numpy_errors():
-    check(lambda lib: lib.ones(2, requires_grad=True).numpy())
-    check(lambda lib: lib.ones(2, device="meta").numpy())
+    check(lambda lib: lib.ones(2, requires_grad=True).cpu().numpy())
+    check(lambda lib: lib.ones(2, device="meta").cpu().numpy())
     check(lambda lib: lib.ones(2, requires_grad=True).numpy(force=True).tolist())
 
 
@@ -360,12 +369,14 @@ REPRS = [
 ]
 
 
+@pytest.mark.cpu_only("PyTorch's cpu repr text; cuda reprs in test_cuda.py")
 @pytest.mark.parametrize("i", range(len(REPRS)))
 def test_repr_matches_torch(i):
     assert repr(REPRS[i](tt)) == repr(REPRS[i](torch))
     assert str(REPRS[i](tt)) == str(REPRS[i](torch))
 
 
+@pytest.mark.cpu_only("PyTorch's cpu repr text")
 @pytest.mark.parametrize("i", range(len(REPRS)))
 @pytest.mark.parametrize("d", [tt.float64, tt.float16])
 def test_repr_with_other_default_dtype(i, d):
@@ -378,6 +389,7 @@ def test_repr_with_other_default_dtype(i, d):
         torch.set_default_dtype(torch.float32)
 
 
+@pytest.mark.cpu_only("PyTorch's cpu repr text")
 @given(inputs(dtype="float32", low=-1000, high=1000), st.sampled_from(DTYPES))
 def test_fuzz_repr(p, dtype):
     got = repr(p.build(tt).to(TT[dtype]))

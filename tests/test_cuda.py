@@ -413,3 +413,16 @@ def test_torch_oracle_agrees_with_cuda_results():
     got = tt.tensor(x, device="cuda").permute(2, 0, 1).tanh().sum(dim=(1, 2))
     want = torch.tensor(x).permute(2, 0, 1).tanh().sum(dim=(1, 2))
     np.testing.assert_allclose(got.cpu().numpy(), want.numpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_repr_and_type_names_of_cuda_tensors():
+    """PyTorch prints the device of a non-cpu tensor and names cuda tensor types torch.cuda.*Tensor."""
+    x = tt.ones(2, device="cuda")
+    assert repr(x) == "tensor([1., 1.], device='cuda:0')"
+    assert repr(tt.zeros(2, device="cuda", dtype=tt.float64)) == "tensor([0., 0.], device='cuda:0', dtype=torch.float64)"
+    assert repr(tt.ones(2, device="cuda", requires_grad=True) * 2) == (
+        "tensor([2., 2.], device='cuda:0', grad_fn=<MulBackward0>)")
+    assert x.type() == "torch.cuda.FloatTensor" and x.long().type() == "torch.cuda.LongTensor"
+    assert x.type("torch.cuda.DoubleTensor").device.type == "cuda"
+    assert x.type("torch.DoubleTensor").device.type == "cpu"       # a cpu type name moves it, as in PyTorch
+    assert tt.ones(2).type("torch.cuda.HalfTensor").device.type == "cuda"

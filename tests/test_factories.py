@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import teachtorch as tt
-from parity import LAYOUTS, P, TORCH_DTYPE, assert_same, build_in_sentinel_storage, check, check_inplace, inputs, rand
+from parity import LAYOUTS, P, TORCH_DTYPE, assert_same, device_name, build_in_sentinel_storage, check, check_inplace, inputs, rand
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
@@ -29,9 +29,14 @@ def _id(v):
     return type(v).__name__ if " at 0x" in r else r[:40]
 
 
+def device_generator():
+    """A generator for the device the test runs on (a cpu generator cannot drive a cuda random op)."""
+    return tt.Generator(tt.get_default_device())
+
+
 def meta(t):
     """What a random result must share with torch's: shape, dtype, strides, requires_grad, device type."""
-    return (t.shape, t.dtype, t.stride(), t.requires_grad, t.device.type, t.is_contiguous())
+    return (t.shape, t.dtype, t.stride(), t.requires_grad, device_name(t), t.is_contiguous())
 
 
 @pytest.fixture
@@ -197,9 +202,10 @@ def test_from_numpy_shares_memory_both_ways(dtype):
     t[0, 0] = 1 if dtype != "bool" else True
     a[1, 2] = 0
     assert a[0, 0] == t[0, 0].item() and t[1, 2].item() == 0
-    assert t.numpy() is not a and np.shares_memory(t.numpy(), a)
+    assert t.cpu().numpy() is not a and np.shares_memory(t.cpu().numpy(), a)
 
 
+@pytest.mark.cpu_only("from_numpy shares host memory")
 @pytest.mark.parametrize("name", list(NP_ARRAYS))
 def test_from_numpy_keeps_strides_like_torch(name):
     a = NP_ARRAYS[name]()
@@ -207,7 +213,7 @@ def test_from_numpy_keeps_strides_like_torch(name):
     assert got.shape == exp.shape and got.stride() == exp.stride() and got.storage_offset() == exp.storage_offset()
     assert got.untyped_storage().nbytes() == exp.untyped_storage().nbytes()
     assert_same(got, exp)
-    assert np.shares_memory(got.numpy(), a) or a.size == 0
+    assert np.shares_memory(got.cpu().numpy(), a) or a.size == 0
 
 
 def test_from_numpy_views_see_writes():
@@ -237,6 +243,7 @@ def test_from_numpy_read_only_warns():
         tt.from_numpy(a)
 
 
+@pytest.mark.cpu_only("as_tensor of cpu tensors and NumPy arrays shares memory")
 def test_as_tensor_shares_or_copies():
     x = tt.ones(2)
     assert tt.as_tensor(x) is x and tt.as_tensor(x, dtype=tt.float32) is x and tt.as_tensor(x, device="cpu") is x
@@ -614,9 +621,9 @@ def test_same_seed_same_numbers():
                lambda g: tt.randint(0, 100, (5,), generator=g), lambda g: tt.randperm(10, generator=g),
                lambda g: tt.empty(3, 4).T.uniform_(generator=g), lambda g: tt.normal(0.0, 1.0, (4,), generator=g),
                lambda g: tt.multinomial(tt.ones(6), 3, generator=g)]:
-        a = op(tt.Generator().manual_seed(11)).tolist()
-        b = op(tt.Generator().manual_seed(11)).tolist()
-        c = op(tt.Generator().manual_seed(12)).tolist()
+        a = op(device_generator().manual_seed(11)).tolist()
+        b = op(device_generator().manual_seed(11)).tolist()
+        c = op(device_generator().manual_seed(12)).tolist()
         assert a == b and a != c
     tt.manual_seed(3)
     a = tt.rand(4).tolist()
@@ -625,29 +632,29 @@ def test_same_seed_same_numbers():
 
 
 def test_generators_are_independent_of_the_default():
-    g = tt.Generator().manual_seed(1)
+    g = device_generator().manual_seed(1)
     tt.manual_seed(1)
     first = tt.rand(3, generator=g).tolist()
     tt.rand(100)   # draws from the default generator do not move g
-    g2 = tt.Generator().manual_seed(1)
+    g2 = device_generator().manual_seed(1)
     tt.rand(3, generator=g2)
     assert tt.rand(3, generator=g).tolist() == tt.rand(3, generator=g2).tolist()
     assert first != tt.rand(3, generator=g).tolist()
 
 
 def test_get_set_state_replays():
-    g = tt.Generator().manual_seed(9)
+    g = device_generator().manual_seed(9)
     tt.rand(7, generator=g)
     state = g.get_state()
     assert state.dtype is tt.uint8 and state.dim() == 1
     a = tt.randn(5, generator=g).tolist()
     assert g.set_state(state) is g
     assert tt.randn(5, generator=g).tolist() == a
-    s = tt.get_rng_state()
-    b = tt.rand(3).tolist()
+    s = tt.get_rng_state()                       # the cpu generator's state (as torch.get_rng_state)
+    b = tt.rand(3, device="cpu").tolist()
     assert tt.set_rng_state(s) is None
-    assert tt.rand(3).tolist() == b
-    h = tt.Generator().set_state(state)
+    assert tt.rand(3, device="cpu").tolist() == b
+    h = device_generator().set_state(state)
     assert h.initial_seed() == 9 and tt.randn(5, generator=h).tolist() == a
 
 
@@ -736,32 +743,32 @@ def test_random_factories_on_meta_and_out():
 
 
 def _values(t):
-    return t.numpy().astype(np.float64)
+    return t.cpu().numpy().astype(np.float64)
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=str)
 def test_rand_range_and_stats(dtype):
-    v = _values(tt.rand(20000, dtype=dtype, generator=tt.Generator().manual_seed(1)))
+    v = _values(tt.rand(20000, dtype=dtype, generator=device_generator().manual_seed(1)))
     assert v.min() >= 0 and v.max() < 1
     assert abs(v.mean() - 0.5) < 0.02 and abs(v.std() - math.sqrt(1 / 12)) < 0.02
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=str)
 def test_randn_stats(dtype):
-    v = _values(tt.randn(20000, dtype=dtype, generator=tt.Generator().manual_seed(2)))
+    v = _values(tt.randn(20000, dtype=dtype, generator=device_generator().manual_seed(2)))
     assert abs(v.mean()) < 0.05 and abs(v.std() - 1) < 0.05
 
 
 @pytest.mark.parametrize("dtype", INTS + [tt.float32, tt.float64], ids=str)
 def test_randint_range_and_stats(dtype):
     low, high = (3, 10)
-    v = _values(tt.randint(low, high, (20000,), dtype=dtype, generator=tt.Generator().manual_seed(3)))
+    v = _values(tt.randint(low, high, (20000,), dtype=dtype, generator=device_generator().manual_seed(3)))
     assert set(np.unique(v)) == set(range(low, high))
     assert abs(v.mean() - (low + high - 1) / 2) < 0.1
 
 
 def test_randint_bool_and_negative():
-    v = tt.randint(0, 2, (1000,), dtype=tt.bool).numpy()
+    v = tt.randint(0, 2, (1000,), dtype=tt.bool).cpu().numpy()
     assert v.any() and not v.all()
     v = _values(tt.randint(-5, 0, (2000,), dtype=tt.int8))
     assert set(np.unique(v)) == set(range(-5, 0))
@@ -776,7 +783,7 @@ def test_randperm_is_a_permutation(dtype):
 
 
 def test_normal_overloads_stats_and_shapes():
-    g = tt.Generator().manual_seed(4)
+    g = device_generator().manual_seed(4)
     v = _values(tt.normal(2.0, 3.0, (20000,), generator=g))
     assert abs(v.mean() - 2) < 0.1 and abs(v.std() - 3) < 0.1
     mean = tt.tensor([0.0, 100.0]).expand(10000, 2)
@@ -822,7 +829,7 @@ def test_normal_out():
 
 
 def test_bernoulli_functional():
-    g = tt.Generator().manual_seed(5)
+    g = device_generator().manual_seed(5)
     v = _values(tt.bernoulli(tt.full((20000,), 0.3), generator=g))
     assert set(np.unique(v)) <= {0.0, 1.0} and abs(v.mean() - 0.3) < 0.02
     v = _values(tt.bernoulli(tt.zeros(20000), 0.7))
@@ -841,7 +848,7 @@ def test_bernoulli_functional():
 
 
 def test_multinomial():
-    g = tt.Generator().manual_seed(6)
+    g = device_generator().manual_seed(6)
     p = tt.tensor([0.1, 0.2, 0.7])
     v = _values(tt.multinomial(p, 20000, replacement=True, generator=g))
     counts = np.bincount(v.astype(int), minlength=3) / 20000
@@ -911,13 +918,13 @@ def check_random_fill(fill, p):
     """A random fill into a view inside a sentinel-filled storage: every element of the view changes, nothing
     outside it does, the target is returned, keeps its storage and strides, and its version goes up once."""
     view, base = build_in_sentinel_storage(p, tt)
-    before_base = base.numpy().copy()
+    before_base = base.cpu().numpy().copy()
     before = (view.untyped_storage().data_ptr(), view.stride(), view.storage_offset(), view._version)
     out = fill(view)
     assert out is view
     assert (view.untyped_storage().data_ptr(), view.stride(), view.storage_offset()) == before[:3]
     assert view._version == before[3] + 1
-    after = base.numpy()
+    after = base.cpu().numpy()
     inside = _view_positions(view)
     for i in range(after.shape[0]):
         if i in inside:
@@ -955,7 +962,7 @@ def test_random_fills_refuse_expanded_targets(name):
 
 
 def test_random_fills_stats():
-    g = tt.Generator().manual_seed(8)
+    g = device_generator().manual_seed(8)
     x = tt.empty(200, 100).T
     v = _values(x.uniform_(-2, 4, generator=g))
     assert v.min() >= -2 and v.max() < 4 and abs(v.mean() - 1) < 0.1
@@ -977,7 +984,7 @@ def test_random_fills_stats():
     assert v.min() >= 0 and v.max() <= 2**24 and v.max() > 2**20
     v = _values(tt.empty(1000, dtype=tt.uint8).random_())
     assert v.max() > 200 and v.min() < 50
-    v = tt.empty(1000, dtype=tt.bool).random_().numpy()
+    v = tt.empty(1000, dtype=tt.bool).random_().cpu().numpy()
     assert v.any() and not v.all()
 
 

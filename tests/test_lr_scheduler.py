@@ -126,7 +126,7 @@ def test_training_with_a_schedule_matches_torch():
             lib.tanh(x @ w).pow(2).sum().backward()
             opt.step()
             sched.step()
-        return w.detach().numpy()
+        return w.detach().cpu().numpy()
 
     np.testing.assert_allclose(train(tt), train(torch), rtol=2e-5, atol=2e-6)
 

@@ -90,7 +90,7 @@ def test_sdpa_fully_masked_rows_give_zeros():
     float_mask = np.where(mask, 0.0, -np.inf).astype(np.float32)
     for m in (P(mask), P(float_mask)):
         out = check(lambda lib, q, k, v, m: F(lib).scaled_dot_product_attention(q, k, v, m), q, k, v, m)
-        assert (out[1].numpy() == 0).all()
+        assert (out[1].cpu().numpy() == 0).all()
 
 
 def test_sdpa_causal_mask_is_lower_triangular():
@@ -101,8 +101,8 @@ def test_sdpa_causal_mask_is_lower_triangular():
     k2[3:] = 100.0
     v2[3:] = -7.0
     out2 = F(tt).scaled_dot_product_attention(q, k2, v2, is_causal=True)
-    np.testing.assert_allclose(out[:3].numpy(), out2[:3].numpy(), rtol=1e-6)
-    assert not np.allclose(out[3:].numpy(), out2[3:].numpy())
+    np.testing.assert_allclose(out[:3].cpu().numpy(), out2[:3].cpu().numpy(), rtol=1e-6)
+    assert not np.allclose(out[3:].cpu().numpy(), out2[3:].cpu().numpy())
     # L != S: the mask is aligned at the top left, as torch's
     check(lambda lib, q, k, v: F(lib).scaled_dot_product_attention(q, k, v, is_causal=True),
           rand(2, 6, 4), rand(2, 3, 4, seed=1), rand(2, 3, 2, seed=2), atol=1e-5)
@@ -136,10 +136,10 @@ def test_sdpa_dropout_pattern():
     v = tt.eye(64).expand(4, 64, 64)
     plain = F(tt).scaled_dot_product_attention(q, k, v)
     dropped = F(tt).scaled_dot_product_attention(q, k, v, dropout_p=0.25)
-    kept = dropped.numpy() != 0
-    np.testing.assert_allclose(dropped.numpy()[kept], plain.numpy()[kept] / 0.75, rtol=1e-5)
+    kept = dropped.cpu().numpy() != 0
+    np.testing.assert_allclose(dropped.cpu().numpy()[kept], plain.cpu().numpy()[kept] / 0.75, rtol=1e-5)
     assert abs((~kept).mean() - 0.25) < 0.03                 # 16384 draws: the rate is within 0.03 of p
-    assert (F(tt).scaled_dot_product_attention(q, k, v, dropout_p=1.0).numpy() == 0).all()
+    assert (F(tt).scaled_dot_product_attention(q, k, v, dropout_p=1.0).cpu().numpy() == 0).all()
 
 
 Q = rand(2, 3, 4)
@@ -262,9 +262,9 @@ def test_multihead_attention_parameters_init_and_repr():
                      "_qkv_same_embed_dim", "add_zero_attn"):
             assert getattr(ours, name) == getattr(theirs, name), name
     ours = tt.nn.MultiheadAttention(64, 4)
-    assert (ours.in_proj_bias.detach().numpy() == 0).all() and (ours.out_proj.bias.detach().numpy() == 0).all()
+    assert (ours.in_proj_bias.detach().cpu().numpy() == 0).all() and (ours.out_proj.bias.detach().cpu().numpy() == 0).all()
     bound = math.sqrt(6 / (64 + 3 * 64))                         # xavier_uniform_ of the (3E, E) in_proj_weight
-    w = ours.in_proj_weight.detach().numpy()
+    w = ours.in_proj_weight.detach().cpu().numpy()
     assert np.abs(w).max() <= bound and np.abs(w).max() > 0.9 * bound
     assert abs(w.std() - bound / math.sqrt(3)) < 0.05 * bound
     assert type(ours.out_proj).__name__ == "NonDynamicallyQuantizableLinear"
@@ -278,14 +278,14 @@ def test_multihead_attention_dropout():
     mha.eval()
     a, wa = mha(x, x, x)
     b, wb = mha(x, x, x)
-    np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())      # eval: no dropout
+    np.testing.assert_array_equal(a.detach().cpu().numpy(), b.detach().cpu().numpy())      # eval: no dropout
     mha.train()
     c, wc = mha(x, x, x, average_attn_weights=False)
     # train: each attention weight either dropped or scaled by 2
-    plain = mha.eval()(x, x, x, average_attn_weights=False)[1].detach().numpy()
-    kept = wc.detach().numpy() != 0
+    plain = mha.eval()(x, x, x, average_attn_weights=False)[1].detach().cpu().numpy()
+    kept = wc.detach().cpu().numpy() != 0
     assert 0 < kept.mean() < 1
-    np.testing.assert_allclose(wc.detach().numpy()[kept], 2 * plain[kept], rtol=1e-5)
+    np.testing.assert_allclose(wc.detach().cpu().numpy()[kept], 2 * plain[kept], rtol=1e-5)
 
 
 MHA_ERRORS = {
@@ -383,6 +383,6 @@ def test_transformer_encoder_layer_dropout_in_training():
     layer = tt.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.5)
     x = tt.randn(5, 3, 8)
     a, b = layer(x), layer(x)
-    assert not np.allclose(a.detach().numpy(), b.detach().numpy())      # random: two draws differ
+    assert not np.allclose(a.detach().cpu().numpy(), b.detach().cpu().numpy())      # random: two draws differ
     layer.eval()
-    np.testing.assert_array_equal(layer(x).detach().numpy(), layer(x).detach().numpy())
+    np.testing.assert_array_equal(layer(x).detach().cpu().numpy(), layer(x).detach().cpu().numpy())

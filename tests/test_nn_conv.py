@@ -178,7 +178,7 @@ def test_im2col_windows_are_a_view_of_the_padded_input():
     sN, sC, sH, sW = padded.stride()
     assert windows.stride() == (sN, sC, sH * 2, sW * 1, sH * 1, sW * 2)
     # and it shows the windows: windows[n, c, i, j, ki, kj] = padded[n, c, 2i + ki, j + 2kj]
-    p, v = padded.numpy(), windows.numpy()
+    p, v = padded.cpu().numpy(), windows.cpu().numpy()
     for (n, c, i, j, ki, kj) in [(0, 0, 0, 0, 0, 0), (1, 2, 2, 7, 2, 1), (1, 1, 1, 3, 1, 0)]:
         assert v[n, c, i, j, ki, kj] == p[n, c, 2 * i + ki, j + 2 * kj]
     # writing through the padded image shows in every window that sees that pixel
@@ -204,7 +204,7 @@ def test_conv2d_window_view_of_unpadded_sliced_input_shares_storage():
     windows = _windows(x, (2, 2), (1, 1), (1, 1), (4, 3))
     assert windows.untyped_storage().data_ptr() == base.untyped_storage().data_ptr()
     assert windows.storage_offset() == x.storage_offset()
-    np.testing.assert_array_equal(windows.numpy()[:, :, 1, 2], x.numpy()[:, :, 1:3, 2:4])
+    np.testing.assert_array_equal(windows.cpu().numpy()[:, :, 1, 2], x.cpu().numpy()[:, :, 1:3, 2:4])
 
 
 # ---- the modules --------------------------------------------------------------------------------------------
@@ -238,10 +238,10 @@ def test_conv_module_init_follows_pytorch():
     conv = tt.nn.Conv2d(8, 64, (3, 2), groups=2)
     bound = 1 / math.sqrt(4 * 3 * 2)
     for p in (conv.weight, conv.bias):
-        v = p.detach().numpy()
+        v = p.detach().cpu().numpy()
         assert v.min() >= -bound and v.max() <= bound
         assert v.max() > 0.8 * bound and v.min() < -0.8 * bound      # spread over the whole range
-    assert abs(conv.weight.detach().numpy().mean()) < 0.1 * bound
+    assert abs(conv.weight.detach().cpu().numpy().mean()) < 0.1 * bound
     assert tuple(conv.weight.shape) == (64, 4, 3, 2) and conv.weight.requires_grad
     assert tt.nn.Conv1d(2, 3, 4).weight.shape == (3, 2, 4)
 
@@ -310,7 +310,7 @@ def test_max_pool2d_ties_send_the_gradient_to_the_first_maximum(kwargs, layout):
 def test_max_pool2d_all_zero_window_routes_to_one_element():
     x = tt.zeros(1, 1, 2, 2, requires_grad=True)
     F.max_pool2d(x, 2).sum().backward()
-    np.testing.assert_array_equal(x.grad.numpy(), [[[[1.0, 0.0], [0.0, 0.0]]]])
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), [[[[1.0, 0.0], [0.0, 0.0]]]])
 
 
 def test_max_pool2d_after_relu_matches_torch_gradients():

@@ -110,7 +110,7 @@ def test_embedding_max_norm():
         theirs = torch.nn.Embedding(6, 3, max_norm=1.0, norm_type=2.0)
         m = theirs if lib is torch else tt.nn.Embedding(6, 3, max_norm=1.0)
         if lib is tt:
-            m.load_state_dict({"weight": tt.tensor(theirs.weight.detach().numpy())})
+            m.load_state_dict({"weight": tt.tensor(theirs.weight.detach().cpu().numpy())})
         idx = lib.tensor([[0, 2], [2, 5]])
         out = m(idx)
         return out, m.weight.detach().clone()
@@ -119,13 +119,13 @@ def test_embedding_max_norm():
 
 def test_embedding_init_and_padding_row():
     m = tt.nn.Embedding(4000, 8, padding_idx=3)
-    w = m.weight.detach().numpy()
+    w = m.weight.detach().cpu().numpy()
     assert not w[3].any()
     rest = np.delete(w, 3, axis=0)
     assert abs(rest.mean()) < 0.02 and abs(rest.std() - 1) < 0.02      # N(0, 1)
     out = m(tt.tensor([[3, 1], [3, 3]]))
     out.sum().backward()
-    g = m.weight.grad.numpy()
+    g = m.weight.grad.cpu().numpy()
     assert not g[3].any() and (g[1] == 1).all() and not g[0].any()
     assert repr(tt.nn.Embedding(5, 2, padding_idx=-2)) == repr(torch.nn.Embedding(5, 2, padding_idx=-2))
     pre = tt.nn.Embedding.from_pretrained(tt.ones(3, 2))
@@ -153,7 +153,7 @@ def test_sequential_model_parity():
 def test_default_linear_init_distribution():
     m = tt.nn.Linear(400, 300)
     bound = 1 / math.sqrt(400)
-    w, b = m.weight.detach().numpy(), m.bias.detach().numpy()
+    w, b = m.weight.detach().cpu().numpy(), m.bias.detach().cpu().numpy()
     assert np.abs(w).max() <= bound and np.abs(b).max() <= bound
     # U(-bound, bound): mean 0, std bound / sqrt(3)
     assert abs(w.mean()) < 0.01 * bound and abs(w.std() - bound / math.sqrt(3)) < 0.01 * bound
@@ -188,7 +188,7 @@ def test_calculate_gain_matches_torch():
 
 
 def _stats(t):
-    a = t.detach().numpy().astype(np.float64)
+    a = t.detach().cpu().numpy().astype(np.float64)
     return a.mean(), a.std(), a.min(), a.max()
 
 
@@ -216,9 +216,9 @@ def test_init_distributions():
     phi = lambda x: math.exp(-x * x / 2) / math.sqrt(2 * math.pi)
     Phi = lambda x: (1 + math.erf(x / math.sqrt(2))) / 2
     assert abs(mean - (phi(-1) - phi(2)) / (Phi(2) - Phi(-1))) < 0.01
-    assert (init.constant_(tt.empty(3), 2.5).numpy() == 2.5).all()
-    assert (init.ones_(tt.empty(3)).numpy() == 1).all() and (init.zeros_(tt.empty(3)).numpy() == 0).all()
-    assert (init.eye_(tt.empty(2, 3)).numpy() == np.eye(2, 3)).all()
+    assert (init.constant_(tt.empty(3), 2.5).cpu().numpy() == 2.5).all()
+    assert (init.ones_(tt.empty(3)).cpu().numpy() == 1).all() and (init.zeros_(tt.empty(3)).cpu().numpy() == 0).all()
+    assert (init.eye_(tt.empty(2, 3)).cpu().numpy() == np.eye(2, 3)).all()
 
 
 def test_init_runs_under_no_grad_and_in_place():
@@ -227,7 +227,7 @@ def test_init_runs_under_no_grad_and_in_place():
     assert out is p and p.is_leaf and p.grad_fn is None and p.requires_grad
     with pytest.warns(UserWarning, match="Initializing zero-element tensors is a no-op"):
         tt.nn.init.kaiming_normal_(tt.empty(0, 3))
-    g = tt.Generator()
+    g = tt.Generator(tt.get_default_device())
     g.manual_seed(3)
     a = tt.nn.init.normal_(tt.empty(5), generator=g).tolist()
     g.manual_seed(3)
@@ -311,7 +311,7 @@ def test_softmax_without_dim_warns_and_picks_legacy_dim():
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 theirs = getattr(F_TH, name)(torch.tensor(values))
-            np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-5, atol=1e-6)
+            np.testing.assert_allclose(ours.cpu().numpy(), theirs.cpu().numpy(), rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("layout", ["contiguous", "permuted", "sliced", "offset"])
@@ -340,7 +340,7 @@ def test_dropout_statistics_and_exact_scaling(p):
     tt.manual_seed(0)
     x = tt.rand(200, 300) + 0.5
     out = F_TT.dropout(x, p)
-    xv, ov = x.numpy(), out.numpy()
+    xv, ov = x.cpu().numpy(), out.cpu().numpy()
     kept = ov != 0
     scale = np.float32(1) / np.float32(1 - p)            # the mask holds 1 / (1 - p) in float32
     np.testing.assert_array_equal(ov[kept], xv[kept] * scale)
@@ -353,7 +353,7 @@ def test_dropout_backward_uses_the_same_mask():
     x = tt.ones(50, 40, requires_grad=True)
     out = F_TT.dropout(x, 0.25)
     out.sum().backward()
-    np.testing.assert_array_equal(x.grad.numpy(), out.detach().numpy())   # both are mask / (1 - p)
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), out.detach().cpu().numpy())   # both are mask / (1 - p)
 
 
 def test_dropout_special_cases():
@@ -365,14 +365,14 @@ def test_dropout_special_cases():
         check(lambda lib: lib.nn.Dropout(p))
     y = x.clone()
     assert F_TT.dropout(y, 0.5, inplace=True) is y
-    kept = y.numpy() != 0
-    np.testing.assert_array_equal(y.numpy()[kept], x.numpy()[kept] * np.float32(2))
+    kept = y.cpu().numpy() != 0
+    np.testing.assert_array_equal(y.cpu().numpy()[kept], x.cpu().numpy()[kept] * np.float32(2))
 
 
 def test_dropout_module_train_and_eval():
     m = tt.nn.Dropout(0.5)
     x = tt.ones(1000)
-    assert (m(x).numpy() == 0).any()
+    assert (m(x).cpu().numpy() == 0).any()
     m.eval()
     assert m(x) is x
     seq = tt.nn.Sequential(tt.nn.Linear(3, 3), tt.nn.Dropout(0.5)).eval()

@@ -339,7 +339,7 @@ def test_binary_cross_entropy_with_logits_is_stable():
     x = P(np.array([100.0, -100.0, 30.0, -30.0, 0.0], np.float32))
     y = P(np.array([0.0, 1.0, 0.5, 1.0, 1.0], np.float32))
     got = check(lambda lib, x, y: F(lib).binary_cross_entropy_with_logits(x, y, reduction="none"), x, y)
-    assert np.isfinite(got.detach().numpy()).all() and abs(got[0].item() - 100.0) < 1e-4
+    assert np.isfinite(got.detach().cpu().numpy()).all() and abs(got[0].item() - 100.0) < 1e-4
     # first derivatives only: logaddexp's second derivative overflows past |x| ~ 44 (in torch too), and
     # torch's hand-written backward for this loss does not go through it
     check_grad(lambda lib, x, y: F(lib).binary_cross_entropy_with_logits(x, y), x, y, name=False, double=False,
@@ -380,7 +380,7 @@ def test_modules_forward_and_gradients():
 
 def _like(nn, t):
     """The torch tensor `t` in the library of `nn` (copied, so each module owns its own)."""
-    return t.clone() if nn is torch.nn else tt.tensor(t.numpy())
+    return t.clone() if nn is torch.nn else tt.tensor(t.cpu().numpy())
 
 
 def test_modules_buffers_state_dict_and_repr():

@@ -14,6 +14,7 @@ import pytest
 import torch
 
 import teachtorch as tt
+from parity import as_on_cpu
 
 LIBS = (tt, torch)
 
@@ -30,7 +31,8 @@ def same_error(fn, match_message=True):
         f"{type(ours).__name__}({ours}) != {type(theirs).__name__}({theirs})"
     if match_message:
         # (our classes live in teachtorch.nn where PyTorch's live in torch.nn)
-        assert str(ours).replace("teachtorch.", "torch.") == str(theirs), f"\n  got      {ours}\n  expected {theirs}"
+        assert as_on_cpu(str(ours).replace("teachtorch.", "torch.")) == str(theirs), (
+            f"\n  got      {ours}\n  expected {theirs}")
 
 
 def same(fn):
@@ -86,8 +88,8 @@ def test_parameter_is_a_leaf_tensor_over_the_same_storage():
 
 def test_parameter_repr_matches_torch():
     values = np.arange(6, dtype=np.float32).reshape(2, 3) / 7
-    assert repr(tt.nn.Parameter(tt.tensor(values))) == repr(torch.nn.Parameter(torch.tensor(values)))
-    assert repr(tt.nn.Parameter(tt.tensor(values), requires_grad=False)) == repr(
+    assert as_on_cpu(repr(tt.nn.Parameter(tt.tensor(values)))) == repr(torch.nn.Parameter(torch.tensor(values)))
+    assert as_on_cpu(repr(tt.nn.Parameter(tt.tensor(values), requires_grad=False))) == repr(
         torch.nn.Parameter(torch.tensor(values), requires_grad=False))
 
 
@@ -102,7 +104,7 @@ def test_deepcopy_and_pickle_keep_parameters():
         for (_, a), (_, b) in zip(clone.named_parameters(), net.named_parameters()):
             assert type(a) is tt.nn.Parameter and a.requires_grad
             assert a.untyped_storage() is not b.untyped_storage()
-            np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+            np.testing.assert_array_equal(a.detach().cpu().numpy(), b.detach().cpu().numpy())
 
 
 # ---- registration by attribute ---------------------------------------------------------------------------
@@ -317,11 +319,11 @@ def test_to_float64_keeps_parameter_identity():
 def test_to_float64_values_match_torch():
     theirs = torch.nn.Linear(3, 2)
     ours = tt.nn.Linear(3, 2)
-    ours.load_state_dict({k: tt.tensor(v.numpy()) for k, v in theirs.state_dict().items()})
+    ours.load_state_dict({k: tt.tensor(v.cpu().numpy()) for k, v in theirs.state_dict().items()})
     theirs.double()
     ours.to(dtype=tt.float64)
     x = np.random.default_rng(0).standard_normal((4, 3))
-    np.testing.assert_allclose(ours(tt.tensor(x)).detach().numpy(), theirs(torch.tensor(x)).detach().numpy(),
+    np.testing.assert_allclose(ours(tt.tensor(x)).detach().cpu().numpy(), theirs(torch.tensor(x)).detach().cpu().numpy(),
                                rtol=1e-12)
 
 
@@ -344,13 +346,13 @@ def test_state_dict_keys_order_and_values():
 def test_load_state_dict_round_trip_from_torch():
     theirs, ours = make_net(torch), make_net(tt)
     weight_before = ours.body[0].weight
-    result = ours.load_state_dict({k: tt.tensor(v.numpy()) for k, v in theirs.state_dict().items()})
+    result = ours.load_state_dict({k: tt.tensor(v.cpu().numpy()) for k, v in theirs.state_dict().items()})
     assert repr(result) == "<All keys matched successfully>"
     assert ours.body[0].weight is weight_before      # copied in place
     for (k, a), (_, b) in zip(ours.state_dict().items(), theirs.state_dict().items()):
-        np.testing.assert_array_equal(a.numpy(), b.numpy(), err_msg=k)
+        np.testing.assert_array_equal(a.cpu().numpy(), b.cpu().numpy(), err_msg=k)
     x = np.random.default_rng(1).standard_normal((2, 4)).astype(np.float32)
-    np.testing.assert_allclose(ours(tt.tensor(x)).detach().numpy(), theirs(torch.tensor(x)).detach().numpy(),
+    np.testing.assert_allclose(ours(tt.tensor(x)).detach().cpu().numpy(), theirs(torch.tensor(x)).detach().cpu().numpy(),
                                rtol=1e-5, atol=1e-6)
 
 
@@ -514,7 +516,7 @@ def test_sequential_forward_chains():
     s = tt.nn.Sequential(tt.nn.Linear(3, 4), tt.nn.ReLU(), tt.nn.Linear(4, 2))
     x = tt.randn(5, 3)
     expected = s[2](s[1](s[0](x)))
-    np.testing.assert_array_equal(s(x).detach().numpy(), expected.detach().numpy())
+    np.testing.assert_array_equal(s(x).detach().cpu().numpy(), expected.detach().cpu().numpy())
 
 
 def test_module_list_behaviour():

@@ -140,8 +140,8 @@ def _float32_points():
 def test_float32_matches_torch(name):
     # teachtorch computes in float64 and rounds once; torch calls MKL's vsErf / vsErfc (within an ulp)
     x = _float32_points()
-    ours = getattr(tt, name)(tt.tensor(x)).numpy()
-    theirs = getattr(torch, name)(torch.from_numpy(x)).numpy()
+    ours = getattr(tt, name)(tt.tensor(x)).cpu().numpy()
+    theirs = getattr(torch, name)(torch.from_numpy(x)).cpu().numpy()
     assert ours.dtype == np.float32
     assert _ulps(ours, theirs).max() <= 1
     zeros = x == 0
@@ -151,8 +151,8 @@ def test_float32_matches_torch(name):
 @pytest.mark.parametrize("name", ["erf", "erfc"])
 def test_float16_every_value(name):
     x = np.arange(2 ** 16, dtype=np.uint16).view(np.float16)      # every float16, inf and nan included
-    ours = getattr(tt, name)(tt.tensor(x)).numpy()
-    theirs = getattr(torch, name)(torch.from_numpy(x)).numpy()
+    ours = getattr(tt, name)(tt.tensor(x)).cpu().numpy()
+    theirs = getattr(torch, name)(torch.from_numpy(x)).cpu().numpy()
     assert ours.dtype == np.float16
     # against the correctly rounded value: at most an ulp, from rounding twice (to float32, the op's compute
     # dtype for float16, then to float16)

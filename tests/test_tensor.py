@@ -12,7 +12,7 @@ def test_storage_is_one_flat_buffer():
     x = tt.arange(12.0).reshape(3, 4)
     s = x.untyped_storage()
     assert s.nbytes() == s.size() == 48 and s.element_size() == 1
-    assert s.device == tt.device("cpu")
+    assert s.device == tt.get_default_device()
     v = x[1, 1:]
     assert v.untyped_storage() is s and v.storage_offset() == 5
     assert v.data_ptr() == s.data_ptr() + 5 * 4          # address = storage + offset * itemsize
@@ -96,12 +96,13 @@ def test_detach_shares_storage_and_version_but_is_not_a_view():
 def test_requires_grad_rules():
     check(lambda lib: lib.zeros(2, dtype=lib.int64).requires_grad_())
     check(lambda lib: lib.ones(2, requires_grad=True).requires_grad)
-    check(lambda lib: lib.ones(2, requires_grad=True).numpy())
+    check(lambda lib: lib.ones(2, requires_grad=True).cpu().numpy())
 
 
+@pytest.mark.cpu_only("numpy() views cpu memory")
 def test_numpy_shares_memory():
     x = tt.zeros(2, 3).t()
-    a = x.numpy()
+    a = x.cpu().numpy()
     a[0, 1] = 5.0
     assert x[0, 1].item() == 5.0 and a.strides == (4, 12)
     n = np.arange(6.0)

@@ -372,7 +372,8 @@ If the test
 def _vec_from_tensor(x, generator):
     """A random unit vector with one entry per element of `x` (uniform draws in float32, as PyTorch)."""
     ops = _ops()
-    vec = ops.rand(x.numel(), generator=generator).to(x.dtype)
+    # drawn on the cpu with the cpu generator, then moved to x's device, as PyTorch does
+    vec = ops.rand(x.numel(), generator=generator, device="cpu").to(x.dtype).to(x.device)
     with no_grad():
         return vec / (vec * vec).sum().sqrt()
 

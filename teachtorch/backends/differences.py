@@ -69,7 +69,7 @@ def ufunc_at(xp, name, a, index, values):
     if name == "multiply" or (a.dtype == np.int64 and name != "add"):
         # no atomic multiply (nor an int64 max/min in CuPy) on GPUs: do these on the host
         host = to_host(a)
-        np.multiply.at(host, _host_index(index), to_host(values))
+        getattr(np, name).at(host, _host_index(index), to_host(xp.asarray(values)))
         a[...] = xp.asarray(host)
         return
     fn = {"add": cupyx.scatter_add, "maximum": cupyx.scatter_max, "minimum": cupyx.scatter_min}[name]

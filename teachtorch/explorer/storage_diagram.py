@@ -39,6 +39,7 @@ import math
 import numpy as np
 
 from .svg import PALETTE, Svg
+from ..backends import ARRAY_MODULES
 
 # Sizes in pixels. The font is monospace, so a text's width is its length times about 0.6 em.
 CHAR_W = 0.61
@@ -205,7 +206,10 @@ def _read_cells(storage, dtype, cells):
     n = flat.shape[0] // dtype.itemsize
     cells = sorted(c for c in cells if 0 <= c < n)
     typed = flat[:n * dtype.itemsize].view(dtype.numpy)
-    picked = typed[np.array(cells, dtype=np.int64)]   # one gather of just these cells
+    index = np.array(cells, dtype=np.int64)
+    if storage.device.type != "cpu":                  # a GPU storage is indexed with a GPU array
+        index = ARRAY_MODULES[storage.device.type].asarray(index)
+    picked = typed[index]                             # one gather of just these cells
     if hasattr(picked, "get"):                        # CuPy: one copy to the host
         picked = picked.get()
     return dict(zip(cells, picked.tolist()))

@@ -352,8 +352,32 @@ class AdvancedIndex:
             raise IndexError(f"index {value} is out of bounds for dimension {i} with size {size}")
 
 
+def indices_on_device_of(self, indices):
+    """Index tensors may be on the cpu for a cuda `self` (PyTorch moves them); on another GPU they may not."""
+    moved = []
+    for index in indices:
+        if isinstance(index, Tensor) and index._storage.device != self._storage.device:
+            if index._storage.device.type != "cpu":
+                raise IndexError(f"indices should be either on cpu or on the same device as the indexed tensor "
+                                 f"({self.device})")
+            index = index.to(self.device)
+        moved.append(index)
+    return moved
+
+
+def value_on_device_of(self, values):
+    """A 0-dim value on another device is moved to self's (`_index_put_impl_`); any other must be there."""
+    if values._storage.device != self._storage.device:
+        if values.dim() != 0:
+            raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                               f"{self.device} and {values.device}!")
+        values = values.to(self.device)
+    return values
+
+
 def index_kernel(ks, self, indices):
     """`aten::index.Tensor`: `self[indices]`, a fresh tensor."""
+    indices = indices_on_device_of(self, indices)
     if len(indices) > self.dim():
         raise IndexError(f"too many indices for tensor of dimension {self.dim()} (got {len(indices)})")
     info = AdvancedIndex(self, indices)
@@ -391,6 +415,8 @@ def _mask_for_masked_fill(self, indices, values):
 
 def index_put_kernel(ks, self, indices, values, accumulate=False):
     """`aten::index_put_`: `self[indices] = values` (or `+=` with accumulate), in place."""
+    indices = indices_on_device_of(self, indices)
+    values = value_on_device_of(self, values)
     if len(indices) > self.dim():
         raise IndexError(f"too many indices for tensor of dimension {self.dim()} (got {len(indices)})")
     warn_if_expanded(self, "index_put_", "tensor[indices] = tensor")
@@ -429,6 +455,10 @@ def index_put_functional_kernel(ks, self, indices, values, accumulate=False):
     if not is_meta(self):
         xp_for(self).copyto(out._data(), self._data())
     return index_put_kernel(ks, out, indices, values, accumulate)
+
+
+# `device_check: NoCheck` in native_functions.yaml: these kernels move cpu indices and 0-dim values themselves
+index_kernel.device_check = index_put_kernel.device_check = index_put_functional_kernel.device_check = False
 
 
 def is_expandable_to(sizes, shape):

@@ -178,15 +178,17 @@ def roll_kernel(ks, self, shifts, dims):
         start = (size - shifts[0]) % size
         narrow = dispatcher.lookup("narrow")
         return dispatcher.lookup("cat")([narrow(self, dim, start, size - start), narrow(self, dim, 0, start)], dim)
+    if dims:
+        # PyTorch's roll_common: roll the first dim (as above), then the rest of the result, so the layout is
+        # the one those cats give (it differs from a fresh contiguous result on the strides of size-1 dims)
+        if self.numel() == 0:
+            return dispatcher.lookup("clone")(self)
+        roll = dispatcher.lookup("roll")
+        return roll(roll(self, shifts[:1], dims[:1]), shifts[1:], dims[1:])
     if is_meta(self):
         return empty(self._sizes, self.dtype, self.device)
     xp = xp_for(self)
-    if not dims:
-        result = xp.roll(self._data().reshape(-1), shifts[0]).reshape(self._sizes)
-    else:
-        result = self._data()
-        for shift, axis in zip(shifts, axes):       # one dim at a time, as PyTorch's roll_common
-            result = xp.roll(result, shift, axis=axis)
+    result = xp.roll(self._data().reshape(-1), shifts[0]).reshape(self._sizes)   # flatten, roll, view
     return fresh(result, self.dtype, self.device)
 
 

@@ -162,7 +162,9 @@ def value_to_tensor(self, value):
         from ..kernels.indexing import checked_scalar
         from .tensor_new import tensor
         number = checked_scalar(int(value) if isinstance(value, (bool, np.integer)) else value, self.dtype)
-        return tensor(number.item(), dtype=self.dtype, device=self.device)
+        # a cuda target still gets a *cpu* 0-dim tensor (THPVariable_setitem), so copy_to fills with it
+        device = "cpu" if self.device.type == "cuda" else self.device
+        return tensor(number.item(), dtype=self.dtype, device=device)
     device = "" if self.device.type == "cpu" else f"{self.device.type}."
     raise TypeError(f"can't assign a {_type_name(value)} to a torch.{device}{self.dtype._ptname}Tensor")
 

@@ -80,7 +80,7 @@ def _div_mode(xp, a, b, rounding_mode):
         q = xp.floor_divide(a, b)              # NumPy's integer // rounds toward -inf, like Python
         if rounding_mode == "trunc":
             # floor and trunc differ when the division is inexact and the signs differ: step back toward zero
-            q = q + ((xp.remainder(a, b) != 0) & ((a < 0) != (b < 0)))
+            q = q + ((xp.remainder(a, b) != 0) & xp.not_equal(a < 0, b < 0))   # (a may be a NumPy scalar)
         return q
     if rounding_mode == "floor":
         # NumPy's float floor_divide is CPython's algorithm, which PyTorch's div_floor_floating copies
@@ -147,7 +147,8 @@ def _remainder(xp, a, b):
         return xp.remainder(a, b)             # NumPy's integer % takes the divisor's sign, like Python
     # PyTorch's float remainder (BinaryOpsKernel.cpp): C's fmod, then moved into the divisor's sign
     mod = xp.fmod(a, b)
-    return xp.where((mod != 0) & ((b < 0) != (mod < 0)), mod + b, mod)
+    # (xp.not_equal, not `!=`: `b` may be a NumPy scalar, which must not lead a CuPy expression)
+    return xp.where((mod != 0) & xp.not_equal(mod < 0, b < 0), mod + b, mod)
 
 
 def _fmod(xp, a, b):
