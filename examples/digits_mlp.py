@@ -30,10 +30,10 @@ def build_model():
     )
 
 
-def accuracy(model, dataset):
+def accuracy(model, dataset, device="cpu"):
     """The fraction of `dataset` the model classifies right (in eval mode, without recording a graph)."""
     model.eval()
-    images, labels = dataset.tensors
+    images, labels = (t.to(device) for t in dataset.tensors)
     with tt.no_grad():
         predicted = model(images).argmax(dim=1)
     model.train()
@@ -48,7 +48,11 @@ def parse_args(argv, doc, epochs, lr):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--figure", default=None, help="where to save the curves (default: next to the script)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    return parser.parse_args(argv)
+    parser.add_argument("--device", default="cpu", help="cpu, cuda, or auto (cuda when there is a GPU)")
+    args = parser.parse_args(argv)
+    if args.device == "auto":
+        args.device = "cuda" if tt.cuda.is_available() else "cpu"
+    return args
 
 
 def train(model, args, title, figure):
@@ -56,6 +60,7 @@ def train(model, args, title, figure):
     train_set, test_set = digits_split(seed=0)             # the split is always the same one
     loader = DataLoader(train_set, batch_size=args.batch_size, shuffle=True,
                         generator=tt.Generator().manual_seed(args.seed))
+    model.to(args.device)                                  # parameters move before the optimizer sees them
     loss_fn = nn.CrossEntropyLoss()
     optimizer = tt.optim.Adam(model.parameters(), lr=args.lr)
 
@@ -64,13 +69,14 @@ def train(model, args, title, figure):
     bar = tqdm(total=args.epochs * len(loader), desc=title, disable=args.quiet)
     for epoch in range(args.epochs):
         for images, labels in loader:
+            images, labels = images.to(args.device), labels.to(args.device)   # a batch at a time to the GPU
             loss = loss_fn(model(images), labels)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
             losses.append(loss.item())
             bar.update()
-        accuracies.append((len(losses), accuracy(model, test_set)))
+        accuracies.append((len(losses), accuracy(model, test_set, args.device)))
         bar.set_postfix(loss=f"{losses[-1]:.3f}", test_acc=f"{accuracies[-1][1]:.3f}")
     bar.close()
     seconds = time.perf_counter() - start
@@ -79,7 +85,7 @@ def train(model, args, title, figure):
     result = {"test_accuracy": accuracies[-1][1], "final_loss": losses[-1], "seconds": seconds,
               "steps": len(losses), "figure": str(figure)}
     print(f"{title}: test accuracy {result['test_accuracy']:.4f} after {result['steps']} steps in "
-          f"{seconds:.1f} s; figure: {figure}")
+          f"{seconds:.1f} s on {args.device}; figure: {figure}")
     return result
 
 

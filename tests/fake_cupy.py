@@ -23,19 +23,24 @@ import weakref
 import numpy as _np
 
 
-def _read_names():
-    sections, current = {}, None
+def read_names():
+    """{section: set of names} from cupy_api_names.txt, and {function: set of keywords, or None for any}."""
+    sections, current, keywords = {}, None, {}
     for line in (pathlib.Path(__file__).parent / "cupy_api_names.txt").read_text().splitlines():
         if line.startswith("#") or not line:
             continue
         if line.startswith("["):
-            current = sections.setdefault(line.strip("[]"), set())
+            current = line.strip("[]")
+            sections.setdefault(current, set())
+        elif current == "cupy signatures":
+            name, _, kws = line.partition(": ")
+            keywords[name] = None if kws == "**" else set(kws.split())
         else:
-            current.add(line)
-    return sections
+            sections[current].add(line)
+    return sections, keywords
 
 
-_NAMES = _read_names()
+_NAMES, KEYWORDS = read_names()
 __version__ = "14.2.0+fake"
 
 # ---- memory: a pool that knows which arrays are alive ---------------------------------------------------------
@@ -282,7 +287,13 @@ def get_array_module(*args):
 
 
 def _function(name, fn):
+    allowed = KEYWORDS.get(name)
+
     def call(*args, **kwargs):
+        if allowed is not None:
+            for k in kwargs:
+                if k not in allowed:
+                    raise TypeError(f"{name}() got an unexpected keyword argument '{k}'")
         with _np.errstate(all="ignore"):
             return _wrap(fn(*_plain(args), **{k: _plain(v) for k, v in kwargs.items()}))
     call.__name__ = name
@@ -313,6 +324,9 @@ class ufunc:
         self.nin, self.nout = np_ufunc.nin, np_ufunc.nout
 
     def __call__(self, *args, **kwargs):
+        for k in kwargs:
+            if k not in ("out", "dtype", "casting"):     # what CuPy's ufunc.__call__ takes
+                raise TypeError(f"Wrong arguments {k!r} for cupy ufunc {self.__name__}")
         with _np.errstate(all="ignore"):
             return _wrap(self._u(*_plain(args), **{k: _plain(v) for k, v in kwargs.items()}))
 

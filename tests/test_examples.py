@@ -47,3 +47,15 @@ def test_char_attention_beats_the_unigram_baseline_and_samples(tmp_path):
     assert result["val_loss"] < result["unigram_baseline"] - 0.5, result    # and learns from the context
     assert result["sample"].startswith("The ") and len(result["sample"]) == 4 + 80
     _png(result["figure"])
+
+
+@pytest.mark.usefixtures("cuda_backend")
+def test_digits_mlp_trains_on_cuda_like_on_the_cpu(tmp_path):
+    """`--device cuda`: the model and each batch move to the GPU; two epochs give the cpu run's accuracy
+    (same seed, same numbers: the data order and the weights do not depend on the device)."""
+    import digits_mlp
+    args = ["--quiet", "--epochs", "2", "--figure", str(tmp_path / "mlp.png")]
+    on_cpu = digits_mlp.main(args)
+    on_cuda = digits_mlp.main(args + ["--device", "cuda"])
+    assert abs(on_cuda["test_accuracy"] - on_cpu["test_accuracy"]) <= 0.01
+    assert abs(on_cuda["final_loss"] - on_cpu["final_loss"]) <= 1e-3 * max(1.0, on_cpu["final_loss"])

@@ -255,7 +255,8 @@ def scatter_positions(xp, index, dim):
     """For each element of `index`, the coordinates it writes to in self: its own, with `dim` replaced by its
     value (`self[i][index[i][j][k]][k] = src[i][j][k]` for dim 1)."""
     idx = as_nonempty(index._data()).astype(np.int64)
-    coords = list(xp.indices(idx.shape, sparse=True))
+    # NumPy's `indices(shape, sparse=True)` (CuPy has no `sparse=`): one broadcastable arange per dim
+    coords = [xp.arange(n).reshape([n if d == k else 1 for k in range(idx.ndim)]) for d, n in enumerate(idx.shape)]
     coords[dim] = idx
     return tuple(coords), idx
 
