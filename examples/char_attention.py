@@ -59,7 +59,7 @@ class CharModel(nn.Module):
         self.head = nn.Linear(dim, vocab_size)
 
     def forward(self, ids):                       # ids: (B, T) character numbers
-        x = self.token(ids) + self.position(tt.arange(ids.shape[1]))
+        x = self.token(ids) + self.position(tt.arange(ids.shape[1], device=ids.device))
         x = x + self.attention(self.norm1(x))     # residual connections around both sublayers
         x = x + self.mlp(self.norm2(x))
         return self.head(self.norm_out(x))        # (B, T, vocab) scores for the next character
@@ -85,14 +85,15 @@ def unigram_baseline(train_text, val_text):
     return -sum(math.log(counts[ch] / total) for ch in val_text) / len(val_text)
 
 
-def sample(model, vocab, prompt, length, generator):
-    """Extend `prompt` by `length` characters, each drawn from the model's predicted distribution."""
+def sample(model, vocab, prompt, length, generator, device="cpu"):
+    """Extend `prompt` by `length` characters, each drawn from the model's predicted distribution (on the
+    cpu, with the cpu `generator`, wherever the model runs)."""
     model.eval()
     ids = vocab.encode(prompt).tolist()
     with tt.no_grad():
         for _ in range(length):
-            context = tt.tensor([ids[-model.block:]])
-            probabilities = F.softmax(model(context)[0, -1], dim=0)
+            context = tt.tensor([ids[-model.block:]], device=device)
+            probabilities = F.softmax(model(context)[0, -1], dim=0).cpu()
             ids.append(tt.multinomial(probabilities, 1, generator=generator).item())
     model.train()
     return vocab.decode(ids)
@@ -109,7 +110,10 @@ def main(argv=None):
     parser.add_argument("--sample-length", type=int, default=300)
     parser.add_argument("--figure", default=None, help="where to save the curves (default: next to the script)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--device", default="cpu", help="cpu, cuda, or auto (cuda when there is a GPU)")
     args = parser.parse_args(argv)
+    if args.device == "auto":
+        args.device = "cuda" if tt.cuda.is_available() else "cpu"
 
     tt.manual_seed(args.seed)
     generator = tt.Generator().manual_seed(args.seed)
@@ -119,9 +123,10 @@ def main(argv=None):
     train_data, val_data = vocab.encode(train_text), vocab.encode(val_text)
     baseline = unigram_baseline(train_text, val_text)
     # a fixed set of validation windows, so that every evaluation measures the same thing
-    val_batches = [batch(val_data, args.block, args.batch_size, tt.Generator().manual_seed(i)) for i in range(8)]
+    val_batches = [tuple(t.to(args.device) for t in batch(val_data, args.block, args.batch_size,
+                                                          tt.Generator().manual_seed(i))) for i in range(8)]
 
-    model = CharModel(len(vocab), args.block)
+    model = CharModel(len(vocab), args.block).to(args.device)
     optimizer = tt.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
 
     def validation_loss():
@@ -136,7 +141,7 @@ def main(argv=None):
     bar = tqdm(range(1, args.steps + 1), desc="char attention", disable=args.quiet)
     for step in bar:
         x, y = batch(train_data, args.block, args.batch_size, generator)
-        loss = loss_of(model, x, y)
+        loss = loss_of(model, x.to(args.device), y.to(args.device))
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
@@ -146,14 +151,14 @@ def main(argv=None):
             bar.set_postfix(loss=f"{losses[-1]:.3f}", val=f"{val_losses[-1][1]:.3f}")
     seconds = time.perf_counter() - start
 
-    text_out = sample(model, vocab, "The ", args.sample_length, tt.Generator().manual_seed(args.seed))
+    text_out = sample(model, vocab, "The ", args.sample_length, tt.Generator().manual_seed(args.seed), args.device)
     figure = save_curves(args.figure or default_figure(__file__),
                          f"char model, causal self-attention (unigram baseline {baseline:.2f} nats)",
                          losses, val_losses, "validation loss (nats/char)")
     result = {"val_loss": val_losses[-1][1], "unigram_baseline": baseline, "initial_val_loss": val_losses[0][1],
               "seconds": seconds, "steps": args.steps, "sample": text_out, "figure": str(figure)}
     print(f"validation loss {result['val_loss']:.3f} nats/char (unigram baseline {baseline:.3f}) after "
-          f"{args.steps} steps in {seconds:.1f} s; figure: {figure}\nsample:\n{text_out}")
+          f"{args.steps} steps in {seconds:.1f} s on {args.device}; figure: {figure}\nsample:\n{text_out}")
     return result
 
 

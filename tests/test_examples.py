@@ -59,3 +59,14 @@ def test_digits_mlp_trains_on_cuda_like_on_the_cpu(tmp_path):
     on_cuda = digits_mlp.main(args + ["--device", "cuda"])
     assert abs(on_cuda["test_accuracy"] - on_cpu["test_accuracy"]) <= 0.01
     assert abs(on_cuda["final_loss"] - on_cpu["final_loss"]) <= 1e-3 * max(1.0, on_cpu["final_loss"])
+
+
+@pytest.mark.usefixtures("cuda_backend")
+def test_char_attention_runs_on_cuda_like_on_the_cpu(tmp_path):
+    import char_attention
+    args = ["--quiet", "--steps", "6", "--eval-every", "3", "--sample-length", "10", "--batch-size", "8",
+            "--block", "16", "--figure", str(tmp_path / "char.png")]
+    on_cpu = char_attention.main(args)
+    on_cuda = char_attention.main(args + ["--device", "cuda"])
+    assert abs(on_cuda["val_loss"] - on_cpu["val_loss"]) <= 1e-3
+    assert len(on_cuda["sample"]) == len(on_cpu["sample"])
