@@ -80,9 +80,7 @@ def get_default_device():
 
 def default_device(d):
     """The device a factory allocates on: `d` when given, else the default device."""
-    if d is None:
-        return cpu if _default[0] is None else _default[0]
-    return as_device(d)
+    return get_default_device() if d is None else as_device(d)
 
 
 def as_device(d):

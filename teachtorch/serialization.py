@@ -260,7 +260,7 @@ def _rebuild(header, data, data_start, fail, map_location=None):
         start += entry["nbytes"]
         if zlib.crc32(blob) != entry["crc32"]:
             raise fail(f"storage {i} ({entry['nbytes']} bytes) fails its CRC-32 check: the file is corrupted")
-        storages.append(_to_device(_storage_from_bytes(blob, entry["dtype"]), entry["dtype"],
+        storages.append(_to_device(_storage_from_bytes(blob, entry["dtype"]),
                                    _target_device(entry.get("device", "cpu"), map_location)))
     return _decode(header["object"], storages)
 
@@ -278,14 +278,11 @@ def _target_device(saved, map_location):
     return target
 
 
-def _to_device(storage, dtype_name, target):
+def _to_device(storage, target):
+    """The same bytes in a storage on `target` (a copy through a flat uint8 tensor over them)."""
     if target.type == "cpu":
         return storage
-    dtype = _dtype._lookup(dtype_name)
-    n = storage.nbytes() // dtype.itemsize if dtype.itemsize and storage.nbytes() % dtype.itemsize == 0 else None
-    if n is None:   # an odd number of bytes: move them as bytes
-        dtype, n = _dtype.uint8, storage.nbytes()
-    flat = Tensor._make(storage, 0, (n,), (1,), dtype)
+    flat = Tensor._make(storage, 0, (storage.nbytes(),), (1,), _dtype.uint8)
     return flat.to(target).untyped_storage()
 
 

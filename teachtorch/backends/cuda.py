@@ -17,6 +17,7 @@ tensor is asked for; `import teachtorch` works without it.
 """
 
 from .. import _dtype
+from .._device import as_device, device
 from . import ARRAY_MODULES, STORAGE_TYPES
 
 INSTALL_HINT = ("teachtorch's cuda backend runs on CuPy, which is not installed. Install the wheel for your "
@@ -104,7 +105,6 @@ class CudaStorage:
     __slots__ = ("_data", "device", "_nbytes", "_ptr", "__weakref__")
 
     def __init__(self, nbytes=0, *, device=None, _data=None):
-        from .._device import as_device
         cp = ARRAY_MODULES["cuda"]
         self.device = as_device(device or "cuda")
         self._ptr = None
@@ -119,7 +119,6 @@ class CudaStorage:
     @classmethod
     def _wrap(cls, array):
         """A storage over a kernel's fresh C-contiguous CuPy array (no copy); its device is the array's."""
-        from .._device import device
         s = object.__new__(cls)
         s._data = array
         s._ptr = None

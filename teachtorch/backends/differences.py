@@ -59,13 +59,7 @@ def ufunc_at(xp, name, a, index, values):
         getattr(np, name).at(a, index, values)
         return
     cupyx = _cuda.cupyx()
-    if name in ("logical_or", "logical_and"):
-        # on bools, or is max and and is min; on uint8 those have atomics once widened to int32
-        wide = a.astype(np.int32)
-        fn = cupyx.scatter_max if name == "logical_or" else cupyx.scatter_min
-        fn(wide, index, xp.asarray(values).astype(np.int32))
-        a[...] = wide.astype(a.dtype)
-        return
+    name = {"logical_or": "maximum", "logical_and": "minimum"}.get(name, name)   # on bools, or is max, and is min
     if name == "multiply" or (a.dtype == np.int64 and name != "add"):
         # no atomic multiply (nor an int64 max/min in CuPy) on GPUs: do these on the host
         host = to_host(a)
@@ -78,7 +72,7 @@ def ufunc_at(xp, name, a, index, values):
         fn(a, index, values.astype(a.dtype))
     elif a.dtype == np.int64 and name == "add":
         fn(a.view(np.uint64), index, values.astype(np.int64).view(np.uint64))
-    else:   # int8/int16/uint8/bool/float16: in a wide type, then back (integers wrap around, as in PyTorch)
+    else:   # bool/int8/int16/uint8/float16: in a wide type, then back (integers wrap around, as in PyTorch)
         wide_type = np.float32 if a.dtype == np.float16 else np.int32
         wide = a.astype(wide_type)
         fn(wide, index, values.astype(wide_type))

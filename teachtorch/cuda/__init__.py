@@ -124,10 +124,7 @@ def manual_seed(seed):
 
 
 def manual_seed_all(seed):
-    seed = int(seed)
-    _random._cuda_seed[0] = seed
-    for g in _random.cuda_default_generators.values():
-        g.manual_seed(seed)
+    _random.seed_cuda_generators(int(seed))
 
 
 def seed():

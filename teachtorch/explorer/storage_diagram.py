@@ -40,6 +40,7 @@ import numpy as np
 
 from .svg import PALETTE, Svg
 from ..backends import ARRAY_MODULES
+from ..backends.differences import to_host
 
 # Sizes in pixels. The font is monospace, so a text's width is its length times about 0.6 em.
 CHAR_W = 0.61
@@ -209,9 +210,7 @@ def _read_cells(storage, dtype, cells):
     index = np.array(cells, dtype=np.int64)
     if storage.device.type != "cpu":                  # a GPU storage is indexed with a GPU array
         index = ARRAY_MODULES[storage.device.type].asarray(index)
-    picked = typed[index]                             # one gather of just these cells
-    if hasattr(picked, "get"):                        # CuPy: one copy to the host
-        picked = picked.get()
+    picked = to_host(typed[index])                    # one gather of just these cells, then one copy to the host
     return dict(zip(cells, picked.tolist()))
 
 

@@ -120,13 +120,18 @@ default_generator.seed()   # like PyTorch's default cpu generator, seeded differ
 def manual_seed(seed):
     """Seed the default generators, cpu and every GPU's (PyTorch's `torch.manual_seed` converts with
     `int(seed)` first and also seeds all cuda devices)."""
-    for g in cuda_default_generators.values():
-        g.manual_seed(int(seed))
-    _cuda_seed[0] = int(seed)
+    seed_cuda_generators(int(seed))
     return default_generator.manual_seed(int(seed))
 
 
 _cuda_seed = [None]   # the seed a cuda generator made later starts from (torch.cuda.manual_seed before init)
+
+
+def seed_cuda_generators(seed):
+    """`torch.cuda.manual_seed_all`: every GPU's default generator, and those not made yet."""
+    _cuda_seed[0] = seed
+    for g in cuda_default_generators.values():
+        g.manual_seed(seed)
 
 
 def seed():

@@ -309,13 +309,17 @@ def _grads(inputs):
     return found
 
 
+def _backward_from(out):
+    """Backward from every output of `fn` that requires grad, each seeded with ones."""
+    roots = [t for t in (out if isinstance(out, (tuple, list)) else [out]) if isinstance(t, Tensor) and t.requires_grad]
+    if roots:
+        _autograd_backward(roots, [r.new_ones(r.shape) for r in roots])
+
+
 def _run(fn, args, backward):
     out = fn(*args)
     if backward:
-        roots = [t for t in (out if isinstance(out, (tuple, list)) else [out])
-                 if isinstance(t, Tensor) and t.requires_grad]
-        if roots:
-            _autograd_backward(roots, [r.new_ones(r.shape) for r in roots])
+        _backward_from(out)
     return out
 
 
@@ -413,10 +417,7 @@ def compare_backends(fn, *inputs, reference="cpu", candidate="cuda", rtol=1e-4, 
             out = fn(*cand_inputs)
             if backward:
                 mode.section = "backward"
-                roots = [t for t in (out if isinstance(out, (tuple, list)) else [out])
-                         if isinstance(t, Tensor) and t.requires_grad]
-                if roots:
-                    _autograd_backward(roots, [r.new_ones(r.shape) for r in roots])
+                _backward_from(out)
     except Exception as e:    # the candidate failed where the reference did not: the report says where
         report.error = e
         return report
