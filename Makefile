@@ -1,55 +1,103 @@
-# teachtorch developer commands. See README.md.
+# teachtorch commands. See README.md.
+#
+#   make lab     a student's set-up: teachtorch with the lab tools only, Graphviz, your own copy of the
+#                lessons in work/, and JupyterLab on it
+#   make test    a contributor's set-up: the lab and test tools (PyTorch CPU as the oracle, Playwright),
+#                Graphviz and Chromium, then the whole test suite
+#
+# Every pip install uses requirements/constraints.txt, so a fresh machine gets exactly the versions the suite
+# was run with (CONTRIBUTING.md, "Pinned packages", says how to refresh it).
 
 PYTHON   ?= python3
 VENV     := .venv
 PY       := $(VENV)/bin/python
+PIP      := $(PY) -m pip install -c requirements/constraints.txt
 LAB_ARGS ?=
 BENCH_ARGS ?=
-
-LESSONS_PY := $(wildcard lessons/*.py)
-LESSONS_NB := $(LESSONS_PY:.py=.ipynb)
+LESSON   ?=
 
 # Jupyter refuses to start as root unless told it may.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+# The page JupyterLab opens on: the course's first lesson, in the student's copy.
+LAB_START ?= lessons/00_start.py
 
-.PHONY: test test-fake-cuda lab bench clean graphviz system-deps notebooks
+.PHONY: test test-fake-cuda lab lab-reset work bench clean graphviz system-deps constraints
 
 # Run the test suite (2 xdist workers); make fails when pytest fails. The explorer's tests need the lab tools,
 # Graphviz and a Chromium for the browser tests (installed with apt-get when run as root).
-test: $(VENV)/.stamp-lab system-deps
+test: $(VENV)/.stamp-test system-deps
 	$(PY) -m pytest -n 2 tests
 
 # The device-generic tests' [cuda] half on tests/fake_cupy.py (NumPy dressed up as CuPy) when there is no GPU:
 # every cuda code path without a GPU. On a GPU machine plain `make test` runs them on the GPU.
-test-fake-cuda: $(VENV)/.stamp-lab
+test-fake-cuda: $(VENV)/.stamp-test
 	TEACHTORCH_TEST_CUDA=fake $(PY) -m pytest -n 2 tests -k cuda
 
-# Start JupyterLab on the lessons (extra flags via LAB_ARGS, e.g. LAB_ARGS="--no-browser --port=8888").
-lab: $(VENV)/.stamp-lab graphviz notebooks
-	$(VENV)/bin/jupyter lab --ServerApp.root_dir=$(CURDIR)/lessons $(ROOT_FLAG) $(LAB_ARGS)
+# Start JupyterLab on your copy of the course (work/), opened at the first lesson. Lessons open as notebooks
+# straight from their .py files (jupytext); what you change is saved in work/, never in lessons/.
+# Extra flags via LAB_ARGS, e.g. LAB_ARGS="--no-browser --port=8888".
+lab: $(VENV)/.stamp-lab graphviz work
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir=$(CURDIR)/work --LabApp.default_url=/lab/tree/$(LAB_START) \
+	  $(ROOT_FLAG) $(LAB_ARGS)
+
+# Your working copy: lessons/, examples/ and slides/ copied into work/ the first time; later runs add what is
+# new and never overwrite a file you have (make lab-reset LESSON=03 restores one lesson).
+work:
+	@mkdir -p work
+	@for f in lessons/*.py examples/*.py slides/*.py slides/*.md; do \
+	  [ -e "$$f" ] || continue; \
+	  mkdir -p "work/$$(dirname "$$f")"; \
+	  [ -e "work/$$f" ] || cp "$$f" "work/$$f"; \
+	done
+
+# Put one lesson of your copy back as it was shipped; your version is kept in work/.backup/.
+lab-reset:
+	@if [ -z "$(LESSON)" ]; then echo "usage: make lab-reset LESSON=03" >&2; exit 2; fi
+	@src=$$(ls lessons/$(LESSON)_*.py 2>/dev/null | head -n 1); \
+	if [ -z "$$src" ]; then echo "make lab-reset: there is no lesson $(LESSON) in lessons/" >&2; exit 2; fi; \
+	dst="work/$$src"; mkdir -p "$$(dirname "$$dst")"; \
+	if [ -e "$$dst" ]; then \
+	  mkdir -p work/.backup; backup="work/.backup/$$(basename "$$dst" .py).$$(date +%Y%m%d-%H%M%S).py"; \
+	  cp "$$dst" "$$backup"; echo "your version is saved as $$backup"; \
+	fi; \
+	cp "$$src" "$$dst"; echo "$$dst is back as shipped"
 
 # Print the overhead benchmark against PyTorch CPU and NumPy (BENCH_ARGS=--quick for a short run).
 bench: $(VENV)/.stamp-test
 	$(PY) bench/overhead.py $(BENCH_ARGS)
 
-# Remove the virtual environment and every cache.
+# Remove the virtual environment and every cache (not work/: that is your copy of the lessons).
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build dist *.egg-info test-artifacts
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 	find . -name .ipynb_checkpoints -type d -prune -exec rm -rf {} +
 
+# Re-resolve requirements/constraints.txt from today's package versions (then run make test and commit it).
+constraints:
+	rm -rf .venv-constraints
+	$(PYTHON) -m venv .venv-constraints
+	.venv-constraints/bin/python -m pip install -e '.[lab,test]'
+	{ sed -n '1,/^# Resolved for/p' requirements/constraints.txt; \
+	  .venv-constraints/bin/python -m pip freeze --exclude-editable | sed 's/^\(torch==[^+]*\)+cpu$$/\1/'; \
+	  sed -n '/^# the cuda extras/,$$p' requirements/constraints.txt; } > requirements/constraints.new
+	mv requirements/constraints.new requirements/constraints.txt
+	rm -rf .venv-constraints
+
 # Create the virtual environment if it is missing.
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
-# Install the package and test tools, again only when pyproject.toml changes.
-$(VENV)/.stamp-test: pyproject.toml | $(PY)
-	$(PY) -m pip install -e '.[test]'
+# A student's install: teachtorch and the lab tools (JupyterLab, widgets, jupytext, Graphviz's Python
+# binding, matplotlib); no PyTorch, no test tools. Lessons open as notebooks from their .py files.
+$(VENV)/.stamp-lab: pyproject.toml requirements/constraints.txt | $(PY)
+	$(PIP) -e '.[lab]'
+	@mkdir -p $(VENV)/share/jupyter/lab/settings
+	cp requirements/jupyterlab-overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
 	touch $@
 
-# Install the package with the lab and test tools, again only when pyproject.toml changes.
-$(VENV)/.stamp-lab: pyproject.toml | $(PY)
-	$(PY) -m pip install -e '.[lab,test]'
+# A contributor's install: the lab tools and the test tools. Again only when pyproject.toml or the pins change.
+$(VENV)/.stamp-test: $(VENV)/.stamp-lab
+	$(PIP) -e '.[lab,test]'
 	touch $@
 
 # Graphviz's dot and Chromium (the browser tests drive Debian's Chromium with Playwright; Playwright's own
@@ -74,9 +122,3 @@ graphviz:
 	    exit 1; \
 	  fi; \
 	fi
-
-# Convert the jupytext lessons to notebooks when the .ipynb is missing or older.
-notebooks: $(LESSONS_NB)
-
-lessons/%.ipynb: lessons/%.py | $(VENV)/.stamp-lab
-	$(VENV)/bin/jupytext --update --to ipynb $<

@@ -56,3 +56,12 @@ def explore(**options):
 from . import nn, optim, utils  # noqa: E402,F401
 from . import datasets  # noqa: E402,F401  (offline data for class; uses utils.data)
 from .serialization import save, load  # noqa: E402,F401  (checkpoints, no pickle)
+
+
+def __getattr__(name):
+    """`teachtorch.explorer` is imported the first time you use it (`tt.explorer.storage_svg(x)` needs no
+    `import teachtorch.explorer` first), so `import teachtorch` itself never loads the explorer or Jupyter."""
+    if name == "explorer":
+        import importlib
+        return importlib.import_module(".explorer", __name__)
+    raise AttributeError(f"module 'teachtorch' has no attribute '{name}'")

@@ -48,12 +48,17 @@ class device:
 
     # `with teachtorch.device("cuda"):` makes factories without `device=` allocate there (as in PyTorch 2)
     def __enter__(self):
-        _default_device_stack.append(_default[0])
-        set_default_device(self)
+        new = as_device(self)
+        n = len(_default_device_stack)
+        # plain stores, with no call between them or after them: Ctrl-C cannot split them (see _grad_mode.py)
+        _default_device_stack[n:] = (_default[0],)
+        _default[0] = None if new is cpu else new
         return self
 
     def __exit__(self, *exc):
-        _default[0] = _default_device_stack.pop()
+        if _default_device_stack:
+            _default[0] = _default_device_stack[-1]
+            del _default_device_stack[-1:]
         return False
 
 

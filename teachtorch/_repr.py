@@ -198,8 +198,8 @@ class _Formatter:
         self.int_mode = bool(np.all(nonzero_finite_vals == np.ceil(nonzero_finite_vals)))
 
         if PRINT_OPTS.sci_mode is None:
-            with np.errstate(over="ignore"):  # 1e300 / 1e-300 is inf, and that's fine
-                ratio = nonzero_finite_max / nonzero_finite_min
+            # Python floats: 1e300 / 1e-300 is inf without NumPy's overflow warning
+            ratio = float(nonzero_finite_max) / float(nonzero_finite_min)
             self.sci_mode = bool(
                 ratio > 1000.0 or nonzero_finite_max > 1.0e8 or nonzero_finite_min < 1.0e-4
             )

@@ -1,4 +1,12 @@
-"""Shared test settings: hypothesis runs without deadlines (the machine is noisy) and derandomized in CI."""
+"""Shared test settings.
+
+Hypothesis runs derandomized with no example database, in CI and in `make test` alike: the same commit
+and the same pinned packages (requirements/constraints.txt) draw the same examples on every machine, so a
+run that is green here is green on a fresh one. Every failure a random search ever found stays in the
+suite as an `@example(...)` on its test. To search with fresh random examples (and find the next one):
+
+    TEACHTORCH_HYPOTHESIS=explore .venv/bin/python -m pytest tests/test_reductions.py --hypothesis-seed=$RANDOM
+"""
 
 import os
 import sys
@@ -7,15 +15,15 @@ from hypothesis import HealthCheck, settings
 
 sys.path.insert(0, os.path.dirname(__file__))   # so test files can `from parity import ...`
 
+_QUIET_CHECKS = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 settings.register_profile(
-    "default", deadline=None, max_examples=60,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+    "ci", deadline=None, max_examples=60, derandomize=True, database=None, print_blob=True,
+    suppress_health_check=_QUIET_CHECKS,
 )
 settings.register_profile(
-    "ci", deadline=None, max_examples=60, derandomize=True, print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+    "explore", deadline=None, max_examples=60, database=None, print_blob=True, suppress_health_check=_QUIET_CHECKS,
 )
-settings.load_profile("ci" if os.environ.get("CI") else "default")
+settings.load_profile("explore" if os.environ.get("TEACHTORCH_HYPOTHESIS") == "explore" else "ci")
 
 
 # ---- devices: every op, gradient and module test runs on cpu, and on cuda when there is one ------------------

@@ -29,7 +29,7 @@ import heapq
 
 from ..dispatch import dispatcher
 from . import anomaly_mode, graph
-from .grad_mode import set_grad_enabled
+from .._grad_mode import GradMode, run_with_grad_mode
 from .node import AccumulateGrad, GraphRoot
 
 
@@ -71,54 +71,63 @@ def execute(root_edges, root_grads, keep_graph, create_graph, inputs=None, accum
     if inputs is not None:
         init_to_execute(task, root, inputs, accumulate_grad)
 
-    ready = []                        # heap of (-sequence_nr, tie-breaker, node)
-    heapq.heappush(ready, (-root._seq, 0, root))
-    pushes = 1
     trace = dispatcher._active_trace
     events = graph.listening()        # checked once: watching backward costs nothing when nobody does
     if events:
         graph.emit("backward_started", root=root)
-    with set_grad_enabled(create_graph):
-        while ready:
-            node = heapq.heappop(ready)[2]
-            grads = task.buffers.pop(node)
-            owned = task.owned.pop(node, None)
-            if trace is not None:
-                trace.backward_node = node
-            outputs = evaluate_function(task, node, grads, owned, events)
-            if outputs is None:       # not needed for autograd.grad's inputs: skipped
-                continue
-            if len(outputs) > 1:
-                note_shared(task, outputs)
-            for i, edge in enumerate(node.next_edges):
-                if edge is None:
-                    continue
-                nxt, input_nr = edge
-                if task.exec_info is not None and nxt not in task.exec_info:
-                    continue
-                grad = outputs[i]
-                if events:
-                    graph.emit("gradient", node=node, output_nr=i, next_node=nxt, input_nr=input_nr, grad=grad)
-                buffer = task.buffers.get(nxt)
-                if buffer is None:          # first gradient for this node: make its input buffer
-                    buffer = task.buffers[nxt] = [None] * (len(nxt._input_metadata) or 1)
-                if grad is not None:
-                    if buffer[input_nr] is None:
-                        buffer[input_nr] = grad
-                        if type(nxt) is AccumulateGrad and id(grad) not in task.shared:
-                            task.owned[nxt] = True
-                    else:                   # a second gradient for the same input: sum them
-                        buffer[input_nr] = buffer[input_nr] + grad
-                        task.owned[nxt] = True
-                task.dependencies[nxt] -= 1
-                if task.dependencies[nxt] == 0:
-                    pushes += 1
-                    heapq.heappush(ready, (-nxt._seq, pushes, nxt))
-    if trace is not None:
-        trace.backward_node = None
+    # The loop runs with grad mode = create_graph; if the trace is watching, its `backward_node` says
+    # which node runs. Both are restored however the loop ends (an error in a formula, Ctrl-C).
+    saved_node = None if trace is None else trace.backward_node
+    try:
+        run_with_grad_mode(create_graph, GradMode.inference, run_ready_nodes, task, root, trace, events)
+    finally:
+        if trace is not None:
+            trace.backward_node = saved_node
     if events:
         graph.emit("backward_finished", root=root)
     return task.captured
+
+
+def run_ready_nodes(task, root, trace, events):
+    """Step 3 and 4: pop the newest ready node, run it, pass its gradients on, until no node is ready."""
+    ready = []                        # heap of (-sequence_nr, tie-breaker, node)
+    heapq.heappush(ready, (-root._seq, 0, root))
+    pushes = 1
+    while ready:
+        node = heapq.heappop(ready)[2]
+        grads = task.buffers.pop(node)
+        owned = task.owned.pop(node, None)
+        if trace is not None:
+            trace.backward_node = node
+        outputs = evaluate_function(task, node, grads, owned, events)
+        if outputs is None:       # not needed for autograd.grad's inputs: skipped
+            continue
+        if len(outputs) > 1:
+            note_shared(task, outputs)
+        for i, edge in enumerate(node.next_edges):
+            if edge is None:
+                continue
+            nxt, input_nr = edge
+            if task.exec_info is not None and nxt not in task.exec_info:
+                continue
+            grad = outputs[i]
+            if events:
+                graph.emit("gradient", node=node, output_nr=i, next_node=nxt, input_nr=input_nr, grad=grad)
+            buffer = task.buffers.get(nxt)
+            if buffer is None:          # first gradient for this node: make its input buffer
+                buffer = task.buffers[nxt] = [None] * (len(nxt._input_metadata) or 1)
+            if grad is not None:
+                if buffer[input_nr] is None:
+                    buffer[input_nr] = grad
+                    if type(nxt) is AccumulateGrad and id(grad) not in task.shared:
+                        task.owned[nxt] = True
+                else:                   # a second gradient for the same input: sum them
+                    buffer[input_nr] = buffer[input_nr] + grad
+                    task.owned[nxt] = True
+            task.dependencies[nxt] -= 1
+            if task.dependencies[nxt] == 0:
+                pushes += 1
+                heapq.heappush(ready, (-nxt._seq, pushes, nxt))
 
 
 def compute_dependencies(task, root):

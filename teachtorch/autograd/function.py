@@ -27,6 +27,7 @@ import functools
 
 from .._tensor import Tensor
 from . import variable
+from .._grad_mode import run_with_grad_mode
 from .grad_mode import _GradMode, no_grad
 from .node import Node
 from .saved_variable import SavedVariable
@@ -144,11 +145,8 @@ class Function(metaclass=FunctionMeta):
 
         # 2. forward with grad mode off
         uses_setup_context = cls.setup_context is not Function.setup_context
-        with no_grad():
-            if uses_setup_context:
-                outputs = cls.forward(*args, **kwargs)
-            else:
-                outputs = cls.forward(ctx, *args, **kwargs)
+        forward_args = args if uses_setup_context else (ctx, *args)
+        outputs = run_with_grad_mode(False, _GradMode.inference, cls.forward, *forward_args, **kwargs)
         if uses_setup_context:
             cls.setup_context(ctx, args, outputs)
 
@@ -209,8 +207,7 @@ def once_differentiable(fn):
     """Mark a backward as not differentiable itself: its result then has no history (double backward fails)."""
     @functools.wraps(fn)
     def wrapper(ctx, *args):
-        with no_grad():
-            outputs = fn(ctx, *args)
+        outputs = run_with_grad_mode(False, _GradMode.inference, fn, ctx, *args)
         if not _GradMode.enabled:
             return outputs
         requires = any(isinstance(a, Tensor) and a.requires_grad for a in args)

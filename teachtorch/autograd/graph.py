@@ -28,7 +28,7 @@ from ..dispatch import dispatcher
 from .node import Node  # noqa: F401  (torch.autograd.graph.Node: every grad_fn is one)
 from .saved_variable import saved_tensors_hooks_stack
 
-_listeners = []
+_listeners = ()      # a tuple: adding and removing are plain stores that Ctrl-C cannot split
 
 
 @dataclass
@@ -54,11 +54,12 @@ def emit(kind, node=None, **fields):
         return
     node = node if node is not None else fields.get("root")
     ev = BackwardEvent(kind, node, type(node).__name__ if node is not None else "", fields)
-    for cb in list(_listeners):
+    for cb in _listeners:
         cb(ev)
     trace = dispatcher._active_trace
     if trace is not None and hasattr(trace, "backward_events"):
-        trace.backward_events.append(ev)
+        trace.backward_events.append(ev)       # a bounded deque: the oldest drop out
+        trace.backward_seen = getattr(trace, "backward_seen", 0) + 1
 
 
 class listen:
@@ -68,11 +69,15 @@ class listen:
         self.callback = callback
 
     def __enter__(self):
-        _listeners.append(self.callback)
+        global _listeners
+        _listeners = _listeners + (self.callback,)
         return self
 
     def __exit__(self, *exc):
-        _listeners.remove(self.callback)
+        global _listeners
+        if self.callback in _listeners:
+            i = _listeners.index(self.callback)
+            _listeners = _listeners[:i] + _listeners[i + 1:]
         return False
 
 
@@ -87,11 +92,12 @@ class saved_tensors_hooks:
         self.hooks = (pack_hook, unpack_hook)
 
     def __enter__(self):
-        saved_tensors_hooks_stack.append(self.hooks)
+        n = len(saved_tensors_hooks_stack)
+        saved_tensors_hooks_stack[n:] = (self.hooks,)    # a slice store, not append(): no Ctrl-C point after it
         return self
 
     def __exit__(self, *exc):
-        saved_tensors_hooks_stack.pop()
+        del saved_tensors_hooks_stack[-1:]
         return False
 
 

@@ -73,8 +73,8 @@ class SavedVariable:
         if saved_tensors_hooks_stack:
             pack, self._unpack_hook = saved_tensors_hooks_stack[-1]
             hooks = saved_tensors_hooks_stack[:]
-            saved_tensors_hooks_stack.clear()      # ops inside the pack hook save without hooks
-            try:
+            saved_tensors_hooks_stack[:] = ()      # ops inside the pack hook save without hooks
+            try:                                   # (slice stores, no calls: Ctrl-C-safe, see _grad_mode.py)
                 self._packed = pack(tensor)
             finally:
                 saved_tensors_hooks_stack[:] = hooks

@@ -26,17 +26,17 @@ setting it; view ops mark how their outputs were made (may they be written to la
 to record at all, as in PyTorch.
 """
 
-from .._dispatch_key import AFTER_AUTOGRAD, AUTOGRAD_BITS, Autograd, DispatchKey, bit
+from .._dispatch_key import AFTER_AUTOGRAD, Autograd
 from .._tensor import Tensor
 from ..dispatch import dispatcher
 from ..dispatch.dispatcher import impl, redispatch
+from ..dispatch.inplace_or_view import redispatch_below
 from . import variable
 from .derivative import derived_value
 from .grad_mode import _GradMode
 from .node import NotImplementedNode
 from .saved_variable import SavedVariable
 
-_BELOW = AUTOGRAD_BITS | bit(DispatchKey.ADInplaceOrView)
 _INFERENCE_ERROR = (
     "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
     "computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use "
@@ -59,13 +59,7 @@ def any_requires_grad(args, positions):
 def below_autograd(op, ks, args):
     """Run the op's lower layers with autograd switched off for any op they call in turn
     (PyTorch's AutoDispatchBelowADInplaceOrView guard around the redispatch)."""
-    tls = dispatcher.tls
-    saved = tls.exclude
-    tls.exclude = saved | _BELOW
-    try:
-        return redispatch(op, ks & AFTER_AUTOGRAD, args)
-    finally:
-        tls.exclude = saved
+    return redispatch_below(op, ks & AFTER_AUTOGRAD, args)
 
 
 def _outputs(out):

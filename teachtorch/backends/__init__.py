@@ -29,26 +29,38 @@ STORAGE_TYPES = {"cpu": UntypedStorage, "meta": UntypedStorage}
 
 
 # PyTorch computes 1/0 = inf and log(-1) = nan silently; NumPy warns. Kernels switch the warnings off while
-# they compute. `np.errstate` does that but costs more than a whole small add, so where NumPy keeps its error
-# state in a context variable (NumPy 2) we set a prepared "ignore" state directly; it is the same mechanism.
-try:
-    from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
+# they compute. `np.errstate` does that but costs more than a whole small add, and Ctrl-C can land inside its
+# Python `__exit__` before it restores anything; NumPy 2 keeps the error state in a context variable, so we
+# read and set that directly. A kernel does it in the order that no interrupt can split (see _grad_mode.py):
+#
+#     saved = fp_errors()          # nothing changed yet
+#     try:
+#         quiet_fp_errors()        # an interrupt right after this lands inside the try
+#         ...
+#     finally:
+#         restore_fp_errors(saved) # one C call: the state is back before any interrupt can be raised
+from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
 
-    _IGNORE_FP_ERRORS = _make_extobj(all="ignore")
+_IGNORE_FP_ERRORS = _make_extobj(all="ignore")
+fp_errors = _extobj_contextvar.get
 
-    def quiet_fp_errors():
-        return _extobj_contextvar.set(_IGNORE_FP_ERRORS)
 
-    def restore_fp_errors(token):
-        _extobj_contextvar.reset(token)
-except ImportError:  # older NumPy
-    def quiet_fp_errors():
-        state = np.errstate(all="ignore")
-        state.__enter__()
-        return state
+def quiet_fp_errors():
+    _extobj_contextvar.set(_IGNORE_FP_ERRORS)
 
-    def restore_fp_errors(state):
-        state.__exit__(None, None, None)
+
+restore_fp_errors = _extobj_contextvar.set
+
+
+def quietly(fn, *args):
+    """`fn(*args)` with NumPy's floating-point warnings off (what `with np.errstate(all="ignore")` is for,
+    without its Ctrl-C window)."""
+    saved = fp_errors()
+    try:
+        quiet_fp_errors()
+        return fn(*args)
+    finally:
+        restore_fp_errors(saved)
 
 
 def xp_of(t):

@@ -15,23 +15,23 @@ While the layers below run, the autograd and ADInplaceOrView keys are excluded f
 bump version counters or record views a second time; the op as a whole is bumped once, here.
 """
 
-from contextlib import contextmanager
-
 from .._dispatch_key import AFTER_AD_INPLACE_OR_VIEW, AUTOGRAD_BITS, DispatchKey, bit
 from . import dispatcher
 
 _ABOVE_BACKENDS = AUTOGRAD_BITS | bit(DispatchKey.ADInplaceOrView)
 
 
-@contextmanager
-def below_ad_inplace_or_view():
-    """PyTorch's `at::AutoDispatchBelowADInplaceOrView`: ops called inside skip autograd and this layer."""
-    saved = dispatcher.tls.exclude
-    dispatcher.tls.exclude = saved | _ABOVE_BACKENDS
+def redispatch_below(op, ks, args):
+    """Redispatch `op` to `ks` inside PyTorch's `at::AutoDispatchBelowADInplaceOrView` guard: the ops its
+    kernels call in turn skip autograd and this layer. The guard is a plain save, store and restore, with no
+    point between them where Ctrl-C could land (see _grad_mode.py)."""
+    tls = dispatcher.tls
+    saved = tls.exclude
+    tls.exclude = saved | _ABOVE_BACKENDS
     try:
-        yield
+        return dispatcher.redispatch(op, ks, args)
     finally:
-        dispatcher.tls.exclude = saved
+        tls.exclude = saved
 
 # Views that share storage and version counter but are not differentiable views: `_base` stays None.
 NON_DIFFERENTIABLE_VIEWS = {"detach", "alias_nondiff"}
@@ -51,8 +51,7 @@ def _kernel_for(op):
     mutated = schema.mutable_positions
     if mutated:
         def ADInplaceOrView_inplace(ks, *args):
-            with below_ad_inplace_or_view():
-                out = dispatcher.redispatch(op, ks & AFTER_AD_INPLACE_OR_VIEW, args)
+            out = redispatch_below(op, ks & AFTER_AD_INPLACE_OR_VIEW, args)
             for i in mutated:
                 args[i]._vc.value += 1
             return out
@@ -63,8 +62,7 @@ def _kernel_for(op):
         name = schema.name
 
         def ADInplaceOrView_view(ks, *args):
-            with below_ad_inplace_or_view():
-                out = dispatcher.redispatch(op, ks & AFTER_AD_INPLACE_OR_VIEW, args)
+            out = redispatch_below(op, ks & AFTER_AD_INPLACE_OR_VIEW, args)
             base = args[base_pos]
             for v in (out if isinstance(out, (tuple, list)) else (out,)):
                 as_view(base, v, name)

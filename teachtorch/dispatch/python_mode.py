@@ -19,8 +19,12 @@ While the handler runs, the mode is switched off and the keys at and above Pytho
 from .._dispatch_key import DispatchKey, bit, below
 from . import dispatcher
 
-_mode_stack = []
+_PYTHON = bit(DispatchKey.Python)
 _ABOVE_BACKENDS = ((1 << len(DispatchKey)) - 1) & ~below(DispatchKey.Python)   # Python and everything above
+
+# The mode stack lives with the include/exclude sets, as a tuple: pushing and popping are plain stores that
+# Ctrl-C cannot split (see _grad_mode.py), and a handler that swaps the stack can put the old one back whole.
+dispatcher.tls.modes = ()
 
 
 class TorchDispatchMode:
@@ -28,29 +32,32 @@ class TorchDispatchMode:
         raise NotImplementedError
 
     def __enter__(self):
-        _mode_stack.append(self)
-        dispatcher.tls.include |= bit(DispatchKey.Python)
+        tls = dispatcher.tls
+        tls.modes, tls.include = tls.modes + (self,), tls.include | _PYTHON
         return self
 
     def __exit__(self, *exc):
-        _mode_stack.remove(self)
-        if not _mode_stack:
-            dispatcher.tls.include &= ~bit(DispatchKey.Python)
+        tls = dispatcher.tls
+        modes = tls.modes
+        if self in modes:
+            i = len(modes) - 1 - modes[::-1].index(self)     # the innermost entry of this mode
+            rest = modes[:i] + modes[i + 1:]
+            tls.modes, tls.include = rest, tls.include if rest else tls.include & ~_PYTHON
         return False
 
 
 def python_fallback(op, ks, *args):
-    """The Python key's boxed fallback: hand the op to the innermost mode."""
-    mode = _mode_stack.pop()
-    saved_include, saved_exclude = dispatcher.tls.include, dispatcher.tls.exclude
-    dispatcher.tls.include &= ~bit(DispatchKey.Python)
-    dispatcher.tls.exclude |= _ABOVE_BACKENDS
+    """The Python key's boxed fallback: hand the op to the innermost mode, which is switched off (with the
+    keys at and above Python) while its handler runs, and put back however the handler ends."""
+    tls = dispatcher.tls
+    saved = tls.modes, tls.include, tls.exclude
+    mode = saved[0][-1]
+    tls.modes, tls.include, tls.exclude = saved[0][:-1], saved[1] & ~_PYTHON, saved[2] | _ABOVE_BACKENDS
     try:
         types = tuple({type(a) for a in args if hasattr(a, "_keys")})
         return mode.__torch_dispatch__(op, types, args, {})
     finally:
-        dispatcher.tls.include, dispatcher.tls.exclude = saved_include, saved_exclude
-        _mode_stack.append(mode)
+        tls.modes, tls.include, tls.exclude = saved
 
 
 dispatcher.register_fallback(DispatchKey.Python, python_fallback)

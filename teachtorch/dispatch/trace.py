@@ -18,6 +18,7 @@ event says which autograd node it ran for (`backward_node`), and the engine's ow
 gradient passed on, leaf accumulated) are collected in `trace.backward_events`.
 """
 
+import collections
 import time
 import weakref
 from dataclasses import dataclass, field
@@ -83,10 +84,21 @@ class DispatchEvent:
 _KEY_NAMES = {k.value: k.name for k in _dispatch_key.DispatchKey}
 
 
-class trace:
-    """Context manager that records every dispatcher hop while it is active."""
+DEFAULT_MAX_EVENTS = 10_000
 
-    def __init__(self, on_event=None, max_events=None):
+
+class trace:
+    """Context manager that records every dispatcher hop while it is active.
+
+    A trace is bounded: it keeps about the last `max_events` hops (whole calls, never part of one) and as
+    many of the autograd engine's events, and counts what it dropped (`dropped`, shown at the top of
+    `format()`), so a trace left on around a long training loop stays the same size. `max_events=None`
+    keeps everything: only for short pieces of code.
+    """
+
+    def __init__(self, on_event=None, max_events=DEFAULT_MAX_EVENTS):
+        if max_events is not None and (not isinstance(max_events, int) or max_events < 1):
+            raise ValueError(f"trace(): max_events must be a positive int or None, got {max_events!r}")
         self.events = []
         self.on_event = on_event
         self.max_events = max_events  # keep only about this many recent hops (whole calls); None: all
@@ -98,7 +110,9 @@ class trace:
         self._next_name = 0
         self._previous = None
         self.backward_node = None     # the Node the autograd engine is running (set by the engine)
-        self.backward_events = []     # the autograd engine's events (autograd.graph.BackwardEvent)
+        # the autograd engine's events (autograd.graph.BackwardEvent), as bounded as the hops
+        self.backward_events = collections.deque(maxlen=max_events)
+        self.backward_seen = 0        # engine events seen; those beyond `backward_events` were dropped
 
     # -- context manager --
     def __enter__(self):
@@ -112,6 +126,11 @@ class trace:
 
     def clear(self):
         self.events.clear()
+        self.backward_events.clear()
+
+    @property
+    def backward_dropped(self):
+        return self.backward_seen - len(self.backward_events)
 
     def _trim(self):
         """Drop the oldest calls, so that a long training loop keeps a bounded trace (the explorer's live view)."""
@@ -139,18 +158,20 @@ class trace:
         )
         self._count += 1
         self.events.append(ev)
-        self._stack.append(ev.index)
-        self._ops.append(op)
+        depth = len(self._stack)
         start = time.perf_counter_ns()
         try:
+            self._stack.append(ev.index)
+            self._ops.append(op)
             out = kernel(ks, *args)
         except Exception as e:
             ev.error = f"{type(e).__name__}: {e}"
             raise
         finally:
+            # Cut back to this hop's depth first, with no call before it, so that even Ctrl-C between
+            # the appends above leaves the stack as the caller had it.
+            del self._stack[depth:], self._ops[depth:]
             ev.duration_ns = time.perf_counter_ns() - start
-            self._stack.pop()
-            self._ops.pop()
         if new_call:
             ev.outputs = [self._describe(o) for o in (out if isinstance(out, (tuple, list)) else (out,))]
         if self.on_event is not None:
@@ -189,6 +210,9 @@ class trace:
     def format(self, hops=False):
         """One line per op call from user code; with `hops=True`, also every kernel each call went through."""
         lines = []
+        if self.dropped:
+            lines.append(f"... {self.dropped} earlier hops dropped (max_events={self.max_events}; "
+                         f"trace(max_events=None) keeps all)")
         for e in self.events:
             if not hops:
                 if e.depth == 0:

@@ -26,7 +26,7 @@ from .._strides import (
 )
 from .._tensor import Tensor
 from ..backends import (
-    ARRAY_MODULES, contiguous_strides_of, check_writable, empty, quiet_fp_errors, restore_fp_errors, wrap, wrap_strided, write,
+    ARRAY_MODULES, contiguous_strides_of, check_writable, empty, fp_errors, quiet_fp_errors, restore_fp_errors, wrap, wrap_strided, write,
 )
 
 DEFAULT, INT_TO_FLOAT, ALWAYS_BOOL = "default", "int_to_float", "always_bool"
@@ -182,8 +182,9 @@ def run(fn, operands, params, compute_dtype, device, dtype=None, opmath_scalar=F
         return None
     xp = ARRAY_MODULES[device.type]
     via = _float16_common(operands) if compute_dtype is float32 else None
-    token = quiet_fp_errors()     # casts warn too (1e5 into float16)
+    saved = fp_errors()
     try:
+        quiet_fp_errors()         # casts warn too (1e5 into float16)
         if via is None:
             want = compute_dtype.numpy
             arrays = []
@@ -198,7 +199,7 @@ def run(fn, operands, params, compute_dtype, device, dtype=None, opmath_scalar=F
         if dtype is not None and result.dtype != dtype.numpy:
             result = xp.asarray(result).astype(dtype.numpy)
     finally:
-        restore_fp_errors(token)
+        restore_fp_errors(saved)
     return result
 
 

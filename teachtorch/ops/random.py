@@ -30,7 +30,7 @@ from .. import _dtype
 from .._device import as_device
 from .._strides import broadcast_shapes
 from .._tensor import Tensor
-from ..backends import ARRAY_MODULES, write
+from ..backends import ARRAY_MODULES, quietly, write
 from ..backends import empty as _empty_tensor
 from ..kernels.pointwise import write_out
 from ._define import bind_method, define, method, register_kernel
@@ -258,8 +258,7 @@ def _c_int64(x):
 
 def _update_from(start, dtype):
     """`from`, moved up to the next value `dtype` represents (update_from in DistributionTemplates.h)."""
-    with np.errstate(over="ignore"):
-        from_plus_1 = _c_int64(dtype.numpy.type(start + 1))
+    from_plus_1 = _c_int64(quietly(dtype.numpy.type, start + 1))
     if from_plus_1 < start:
         n = abs(start + 1).bit_length() - 1
         start = from_plus_1 + (1 << (n - _DIGITS[dtype.name] + 1))
@@ -267,8 +266,7 @@ def _update_from(start, dtype):
 
 
 def _update_to(to, dtype):
-    with np.errstate(over="ignore"):
-        to_minus_1 = _c_int64(dtype.numpy.type(to - 1))
+    to_minus_1 = _c_int64(quietly(dtype.numpy.type, to - 1))
     if to_minus_1 >= to:
         n = abs(to - 1).bit_length() - 1
         to = to_minus_1 - (1 << (n - _DIGITS[dtype.name] + 1))

@@ -13,7 +13,7 @@ import numpy as np
 from .. import _dtype
 from .._dtype import checked_convert
 from .._tensor import Tensor
-from ..backends import ARRAY_MODULES, write
+from ..backends import ARRAY_MODULES, quietly, write
 from ..backends import empty as _empty_tensor
 from .factories import (  # the argument checks and helpers every factory shares
     _FACTORY_TAIL, _as_number, _check_dtype, _factory, _factory_out, _fill, _finish, _is_index, _type_name, check_device, check_out, fill_value,
@@ -143,11 +143,10 @@ def _arange_kernel(ks, start, end, step, dtype, device):
 
         def lanes(base, j):
             return fma(j.astype(np.float64), float(xstep), base.astype(np.float64)).astype(acc).astype(dtype.numpy)
-    with np.errstate(over="ignore"):
-        if acc is np.int64:
-            values = first(xp.arange(n, dtype=np.int64))   # integers are exact: no lanes to imitate
-        else:
-            values = simd_fill(xp, n, dtype.itemsize, first, lanes)
+    if acc is np.int64:
+        values = quietly(first, xp.arange(n, dtype=np.int64))   # integers are exact: no lanes to imitate
+    else:
+        values = quietly(simd_fill, xp, n, dtype.itemsize, first, lanes)
     write(t, values)
     return t
 
@@ -224,8 +223,7 @@ def _linspace_values(xp, start, end, steps, dtype):
     s, e = float(checked_convert(start, dtype)), float(checked_convert(end, dtype))
     step = (e - s) / (steps - 1)
     values = xp.where(up, fma(step, i, s), fma(-step, i, e))
-    with np.errstate(invalid="ignore"):
-        return values.astype(dtype.numpy)   # a C cast: truncation toward zero
+    return quietly(values.astype, dtype.numpy)   # a C cast: truncation toward zero
 
 
 def _linspace_kernel(ks, start, end, steps, dtype, device):
@@ -266,8 +264,8 @@ def _logspace_kernel(ks, start, end, steps, base, dtype, device):
     counter = idx.astype(dtype.numpy).astype(np.float64)   # the loop's counter has the output's dtype
     # (no fused multiply-add here: RangeFactories.cpp is not one of the kernels compiled for AVX2)
     exponents = xp.where(up, float(s) + step * counter, float(e) - step * (steps - counter - 1))
-    with np.errstate(over="ignore", invalid="ignore"):
-        write(t, xp.power(float(base), exponents).astype(dtype.numpy))   # a C cast: truncation for integers
+    values = quietly(lambda: xp.power(float(base), exponents).astype(dtype.numpy))  # C cast: ints truncate
+    write(t, values)
     return t
 
 

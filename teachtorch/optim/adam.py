@@ -62,11 +62,12 @@ class Adam(Optimizer):
     def _init_state(self, param, state, amsgrad):
         """The state of a parameter on its first step: a step counter and zero moments shaped like it."""
         # the counter stays on the CPU whatever the parameter's device: it is read back with .item() each step
-        state["step"] = zeros((), dtype=_scalar_dtype())
-        state["exp_avg"] = zeros_like(param, memory_format=preserve_format)
-        state["exp_avg_sq"] = zeros_like(param, memory_format=preserve_format)
+        new = {"step": zeros((), dtype=_scalar_dtype()),
+               "exp_avg": zeros_like(param, memory_format=preserve_format),
+               "exp_avg_sq": zeros_like(param, memory_format=preserve_format)}
         if amsgrad:
-            state["max_exp_avg_sq"] = zeros_like(param, memory_format=preserve_format)
+            new["max_exp_avg_sq"] = zeros_like(param, memory_format=preserve_format)
+        state.update(new)     # all at once: Ctrl-C while the zeros are made leaves no half-made state
 
     @no_grad()
     def step(self, closure=None):

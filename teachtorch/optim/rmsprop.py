@@ -55,12 +55,13 @@ class RMSprop(Optimizer):
 
     def _init_state(self, param, state, group):
         """The state of a parameter on its first step: a step counter and zero averages shaped like it."""
-        state["step"] = zeros((), dtype=_scalar_dtype())
-        state["square_avg"] = zeros_like(param, memory_format=preserve_format)
+        new = {"step": zeros((), dtype=_scalar_dtype()),
+               "square_avg": zeros_like(param, memory_format=preserve_format)}
         if group["momentum"] > 0:
-            state["momentum_buffer"] = zeros_like(param, memory_format=preserve_format)
+            new["momentum_buffer"] = zeros_like(param, memory_format=preserve_format)
         if group["centered"]:
-            state["grad_avg"] = zeros_like(param, memory_format=preserve_format)
+            new["grad_avg"] = zeros_like(param, memory_format=preserve_format)
+        state.update(new)     # all at once: Ctrl-C while the zeros are made leaves no half-made state
 
     @no_grad()
     def step(self, closure=None):

@@ -56,6 +56,12 @@ def _verify_batch_size(size):
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
 
 
+@tt.no_grad()        # the running statistics are not part of the graph
+def _update_running_stats(running_mean, running_var, mean, var, momentum, n):
+    running_mean.mul_(1 - momentum).add_(mean * momentum)
+    running_var.mul_(1 - momentum).add_(var * (momentum * n / (n - 1)))   # unbiased variance
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
                eps=1e-5):
     """Normalise each channel of (N, C, *) input with the batch's statistics (training) or the running ones.
@@ -78,10 +84,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         dims = [0] + list(range(2, input.dim()))          # everything but the channels
         var, mean = tt.var_mean(input, dims, correction=0)
         if running_mean is not None:
-            n = input.numel() // channels
-            with tt.no_grad():                            # the running statistics are not part of the graph
-                running_mean.mul_(1 - momentum).add_(mean * momentum)
-                running_var.mul_(1 - momentum).add_(var * (momentum * n / (n - 1)))   # unbiased variance
+            _update_running_stats(running_mean, running_var, mean, var, momentum, input.numel() // channels)
     else:
         mean, var = running_mean, running_var
 
