@@ -1,4 +1,4 @@
-"""Train a small two-layer CNN on scikit-learn's bundled digits, offline, on a laptop CPU.
+"""Train a small two-layer CNN on the UCI handwritten digits (shipped with teachtorch), offline, on a laptop CPU.
 
     python examples/digits_cnn.py [--epochs 15] [--seed 0] [--figure path.png]
 

@@ -1,4 +1,4 @@
-"""Train a 64-128-10 MLP on scikit-learn's bundled handwritten digits (8x8 images), offline, in seconds.
+"""Train a 64-128-10 MLP on the UCI handwritten digits (8x8 images, shipped with teachtorch), offline, in seconds.
 
     python examples/digits_mlp.py [--epochs 20] [--seed 0] [--figure path.png]
 

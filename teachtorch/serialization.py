@@ -23,28 +23,45 @@ teachtorch.nn is there) nn.Parameters. The file, version 1:
 In the tree a JSON null, true/false, number, string or list stands for itself; everything else is a JSON object
 with one key that names its type: {"tuple": [...]}, {"dict": [[key, value], ...]}, {"OrderedDict": [...]},
 {"float": "nan"} (JSON has no NaN or infinities), {"tensor": {"storage": i, "dtype", "offset", "size",
-"stride", "requires_grad"}} and {"parameter": {...}}.
+"stride", "requires_grad"}}, {"parameter": {...}} and {"ref": n}.
+
+References. Pickle remembers every object it has written (its "memo"), so an object met twice is written once
+and loaded as one object: `[x, x]` comes back as two references to one list, and a list that contains itself
+(`a = [1]; a.append(a)`) comes back with `b[1] is b`, also under `weights_only=True`. The tree does the same:
+saving numbers the lists, tuples, dicts and tensors it meets 0, 1, 2, ..., and writes an object met again as
+{"ref": its number}. A list or dict is numbered *before* its items (an item may be the list itself), a tuple or a
+tensor once it is made (loading builds a tuple from its items; a tuple can only reach itself through a list or a
+dict, which ends the cycle). Loading numbers what it builds by the same rule, so the numbers agree.
 
 Every part can be checked: a truncated file is shorter than its header says, a flipped byte fails a CRC-32 (of
 the header or of one storage), a foreign file lacks the magic number. Each of these raises `CheckpointError`
-(a RuntimeError, the type torch.load raises for a broken archive) naming the file and what is wrong.
+(a RuntimeError, the type torch.load raises for a broken archive) naming the file and what is wrong. A header
+with a valid CRC can still be crafted, so everything in it is checked before it is used, as PyTorch checks a
+tensor's geometry in `set_`: sizes, strides and offsets are integers that fit in an int64, every tensor lies
+inside its storage, storage indices and references point at something that exists.
 
-`save` to a path is atomic: it writes a temporary file in the same directory, flushes it to the disk (fsync)
-and renames it over the target (`os.replace`, atomic on POSIX and Windows), so a crash or a full disk mid-save
-leaves the old checkpoint as it was. A file object is written in place.
+Loading reads only what the header declares: the 31-byte prefix, the header, then each storage's bytes straight
+into the buffer that becomes that storage, checking its CRC-32 there, so the peak memory is about the size of the
+file, as in PyTorch. A path must name a regular file: /dev/zero or a FIFO is refused before anything is read.
+`save` to a path is atomic: it writes a temporary file and renames it over the target. (_checkpoint_file.py
+does all of this file handling: bounded reads, atomic replacement, symlinks, and removing the temporary files
+of saves that were killed.) A file object is read and written in place.
 """
 
 import collections
 import json
 import math
 import os
+import re
 import struct
-import tempfile
+import sys
 import zlib
 
 import numpy as np
 
 from . import _dtype
+from ._checkpoint_file import (CheckpointError, bytes_left, open_regular_file, read_into, read_up_to,
+                               write_atomically)
 from ._device import as_device, device
 from ._storage import UntypedStorage
 from .backends import cuda as _cuda_backend
@@ -53,10 +70,13 @@ from ._tensor import Tensor
 MAGIC = b"\x89teachtorch\r\n\x1a\n"
 VERSION = 1
 _PREFIX = struct.Struct("<IQI")   # version, header size, header CRC-32
-
-
-class CheckpointError(RuntimeError):
-    """A file that `teachtorch.load` cannot read: empty, truncated, corrupted, foreign or from a newer format."""
+_INT64_MAX = 2**63 - 1
+# A header describes tensors (~200 bytes each), not data: 1 GiB is millions of tensors. The cap matters for a
+# stream of unknown length, where a crafted header size would otherwise be read from a stream that never ends.
+_MAX_HEADER = 1 << 30
+_DEVICE_TAG = re.compile(r"cpu|meta|cuda(:[0-9]{1,4})?")
+# what a crafted header that passed its CRC raises while it is checked or decoded
+_MALFORMED = (ValueError, KeyError, TypeError, IndexError, AttributeError, OverflowError, RecursionError)
 
 
 # ---- save ---------------------------------------------------------------------------------------------------
@@ -64,70 +84,93 @@ class CheckpointError(RuntimeError):
 
 def save(obj, f):
     """Save `obj` (tensors, numbers, strings, None, and lists/tuples/dicts of them, e.g. a state_dict) to `f`,
-    a path or a binary file object."""
+    a path or a binary file object. Everything is encoded before the first byte is written, so an object that
+    cannot be saved leaves `f` untouched."""
     header, blobs = _serialize(obj)
     if isinstance(f, (str, os.PathLike)):
-        _write_atomically(os.fspath(f), header, blobs)
+        write_atomically(os.fspath(f), lambda file: _write_file(file, header, blobs))
     else:
         _write_file(f, header, blobs)
 
 
 def _serialize(obj):
     """The JSON header (bytes) and the bytes of each storage, in the order the header lists them."""
-    storages = []        # (storage, dtype) in order of first appearance
-    index_of = {}        # id(storage) -> its index in `storages`
-    tree = _encode(obj, storages, index_of)
-    blobs = [_storage_bytes(storage, dtype) for storage, dtype in storages]
+    encoder = _Encoder()
+    tree = encoder.encode(obj)
+    blobs = [_storage_bytes(storage, dtype) for storage, dtype in encoder.storages]
     table = [{"nbytes": len(blob), "dtype": dtype.name, "crc32": zlib.crc32(blob), "device": str(storage.device)}
-             for (storage, dtype), blob in zip(storages, blobs)]
-    header = json.dumps({"storages": table, "object": tree}, allow_nan=False, separators=(",", ":"))
-    return header.encode("utf-8"), blobs
+             for (storage, dtype), blob in zip(encoder.storages, blobs)]
+    header = json.dumps({"storages": table, "object": tree}, allow_nan=False, separators=(",", ":")).encode("utf-8")
+    if len(header) > _MAX_HEADER:
+        raise RuntimeError(f"teachtorch.save: the object's description takes {len(header)} bytes, more than the "
+                           f"{_MAX_HEADER} bytes a checkpoint's header may have; save it in parts")
+    return header, blobs
 
 
-def _encode(obj, storages, index_of):
-    """`obj` as a JSON-able tree (see the module docstring); tensors' storages are collected in `storages`."""
-    if obj is None or isinstance(obj, (bool, str)):
-        return obj
-    if isinstance(obj, int):
-        return int(obj)
-    if isinstance(obj, float):
-        if math.isfinite(obj):
-            return float(obj)
-        return {"float": repr(float(obj))}          # 'nan', 'inf', '-inf'
-    if isinstance(obj, Tensor):
-        key = "parameter" if _is_parameter(obj) else "tensor"
-        return {key: _encode_tensor(obj, storages, index_of)}
-    if isinstance(obj, list):
-        return [_encode(x, storages, index_of) for x in obj]
-    if isinstance(obj, tuple):                      # namedtuples are saved as plain tuples
-        return {"tuple": [_encode(x, storages, index_of) for x in obj]}
-    if isinstance(obj, dict):
-        kind = "OrderedDict" if isinstance(obj, collections.OrderedDict) else "dict"
-        return {kind: [[_encode(k, storages, index_of), _encode(v, storages, index_of)] for k, v in obj.items()]}
-    raise TypeError(
-        f"teachtorch.save cannot save an object of type {type(obj).__name__}: it saves tensors, numbers, strings, "
-        f"None, and lists, tuples and dicts of them (to save a model or an optimizer, save its state_dict())")
+class _Encoder:
+    """Turns an object into its JSON tree (see the module docstring), collecting its tensors' storages."""
 
+    def __init__(self):
+        self.storages = []        # (storage, dtype) in order of first appearance
+        self.storage_index = {}   # id(storage) -> its index in `storages`
+        self.number = {}          # id(list, tuple, dict or tensor) -> its number, for {"ref": number}
+        self.count = 0            # (the objects stay alive while we encode them, so their ids stay theirs)
 
-def _encode_tensor(t, storages, index_of):
-    storage = t.untyped_storage()
-    if storage.device.type == "meta":
-        raise RuntimeError("teachtorch.save: cannot save a tensor on the 'meta' device: it has no data")
-    if id(storage) not in index_of:                 # each storage is saved once, however many tensors view it
-        index_of[id(storage)] = len(storages)
-        storages.append((storage, t.dtype))
-    return {"storage": index_of[id(storage)], "dtype": t.dtype.name, "offset": t.storage_offset(),
-            "size": list(t.shape), "stride": list(t.stride()), "requires_grad": t.requires_grad}
+    def numbered(self, obj):
+        self.number[id(obj)] = self.count
+        self.count += 1
+
+    def encode(self, obj):
+        if obj is None or isinstance(obj, (bool, str)):
+            return obj
+        if isinstance(obj, int):
+            return int(obj)
+        if isinstance(obj, float):
+            if math.isfinite(obj):
+                return float(obj)
+            return {"float": repr(float(obj))}          # 'nan', 'inf', '-inf'
+        if id(obj) in self.number:                      # met before: one object after loading, and cycles end
+            return {"ref": self.number[id(obj)]}
+        if isinstance(obj, Tensor):
+            node = {"parameter" if _is_parameter(obj) else "tensor": self.encode_tensor(obj)}
+            self.numbered(obj)
+            return node
+        if isinstance(obj, list):
+            self.numbered(obj)                          # before its items: an item may be the list itself
+            return [self.encode(x) for x in obj]
+        if isinstance(obj, tuple):                      # namedtuples are saved as plain tuples
+            node = {"tuple": [self.encode(x) for x in obj]}
+            self.numbered(obj)                          # after its items: loading builds it from them
+            return node
+        if isinstance(obj, dict):
+            kind = "OrderedDict" if isinstance(obj, collections.OrderedDict) else "dict"
+            self.numbered(obj)
+            return {kind: [[self.encode(k), self.encode(v)] for k, v in obj.items()]}
+        raise TypeError(
+            f"teachtorch.save cannot save an object of type {type(obj).__name__}: it saves tensors, numbers, "
+            f"strings, None, and lists, tuples and dicts of them (to save a model or an optimizer, save its "
+            f"state_dict())")
+
+    def encode_tensor(self, t):
+        storage = t.untyped_storage()
+        if storage.device.type == "meta":
+            raise RuntimeError("teachtorch.save: cannot save a tensor on the 'meta' device: it has no data")
+        if id(storage) not in self.storage_index:       # each storage is saved once, however many tensors view it
+            self.storage_index[id(storage)] = len(self.storages)
+            self.storages.append((storage, t.dtype))
+        return {"storage": self.storage_index[id(storage)], "dtype": t.dtype.name, "offset": t.storage_offset(),
+                "size": list(t.shape), "stride": list(t.stride()), "requires_grad": t.requires_grad}
 
 
 def _storage_bytes(storage, dtype):
-    """All bytes of `storage`, little-endian. Bytes are swapped only on a big-endian machine (as `dtype`)."""
+    """All bytes of `storage` as a flat uint8 array, little-endian: on a little-endian cpu the storage's own
+    bytes (no copy), swapped into a copy only on a big-endian machine (as `dtype`)."""
     raw = storage.bytes()
     if storage.device.type != "cpu":      # a GPU storage is copied to the host first (PyTorch does the same)
         raw = storage.to_host(raw)
-    if dtype.itemsize == 1 or raw.size % dtype.itemsize:
-        return raw.tobytes()
-    return np.asarray(raw.view(dtype.numpy), dtype=dtype.numpy.newbyteorder("<")).tobytes()
+    if sys.byteorder == "little" or dtype.itemsize == 1 or raw.size % dtype.itemsize:
+        return raw
+    return raw.view(dtype.numpy).astype(dtype.numpy.newbyteorder("<")).view(np.uint8)
 
 
 def _write_file(file, header, blobs):
@@ -136,39 +179,6 @@ def _write_file(file, header, blobs):
     file.write(header)
     for blob in blobs:
         file.write(blob)
-
-
-def _write_atomically(path, header, blobs):
-    """Write to a temporary file next to `path`, fsync it, then rename it over `path` in one step."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as file:
-            _write_file(file, header, blobs)
-            file.flush()
-            os.fsync(file.fileno())               # the bytes are on the disk before the name points at them
-        # mkstemp makes the file private (0600); give it the old file's mode, or an ordinary file's
-        os.chmod(tmp, os.stat(path).st_mode & 0o777 if os.path.exists(path) else 0o644)
-        os.replace(tmp, path)
-    except BaseException:                          # also Ctrl-C: never leave the temporary file behind
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    _fsync_directory(directory)
-
-
-def _fsync_directory(directory):
-    # On POSIX a rename is durable only once the directory is flushed too; Windows cannot open directories.
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def _is_parameter(t):
@@ -194,7 +204,7 @@ def load(f, map_location=None, *, weights_only=True, mmap=None):
     Each tensor goes back to the device it was saved from, unless `map_location` says otherwise: a device
     (`"cpu"`, `"cuda:0"`, `teachtorch.device(...)`) for all of them, or a dict from saved device to device
     (`{"cuda:0": "cpu"}`), as in PyTorch. `weights_only` is accepted for PyTorch compatibility: loading here
-    never runs code, whatever its value. `mmap` is accepted and ignored: the file is read whole."""
+    never runs code, whatever its value. `mmap` is accepted and ignored: the storages are read into memory."""
     if callable(map_location) and not isinstance(map_location, device):
         raise RuntimeError("teachtorch.load: a callable map_location is not supported; pass a device or a dict "
                            "from saved device to device")
@@ -202,67 +212,112 @@ def load(f, map_location=None, *, weights_only=True, mmap=None):
         map_location = as_device(map_location)
     if isinstance(f, (str, os.PathLike)):
         name = os.fspath(f)
-        with open(name, "rb") as file:
-            data = file.read()
-    else:
-        name = getattr(f, "name", None) or repr(f)
-        data = f.read()
-        if isinstance(data, str):
-            raise TypeError(f"teachtorch.load: '{name}' is open in text mode; open it in binary mode ('rb')")
-    return _deserialize(data, name, map_location)
+        with open_regular_file(name) as file:
+            return _read(file, name, os.fstat(file.fileno()).st_size, map_location)
+    return _read(f, getattr(f, "name", None) or repr(f), bytes_left(f), map_location)
 
 
-def _deserialize(data, name, map_location=None):
+def _read(file, name, size, map_location):
+    """Read a checkpoint from `file`, which has `size` bytes left (None: unknown), never reading past what the
+    header declares (one byte more, for a stream, to see that it ends there)."""
     def fail(what):
         return CheckpointError(f"teachtorch.load: cannot load '{name}': {what}")
 
-    if len(data) == 0:
+    # the prefix: magic number, version, header size and CRC
+    if size == 0:
         raise fail("the file is empty")
-    if not data.startswith(MAGIC):
-        if MAGIC.startswith(data):
-            raise fail(f"the file is truncated: it has only {len(data)} bytes")
-        raise fail(_describe_foreign(data))
-    header_start = len(MAGIC) + _PREFIX.size
-    if len(data) < header_start:
-        raise fail(f"the file is truncated: it has only {len(data)} bytes")
-    version, header_size, header_crc = _PREFIX.unpack_from(data, len(MAGIC))
+    start = read_up_to(file, len(MAGIC) + _PREFIX.size, name)
+    if len(start) == 0:
+        raise fail("the file is empty")
+    if not start.startswith(MAGIC):
+        if MAGIC.startswith(start):
+            raise fail(f"the file is truncated: it has only {len(start)} bytes")
+        raise fail(_describe_foreign(start))
+    if len(start) < len(MAGIC) + _PREFIX.size:
+        raise fail(f"the file is truncated: it has only {len(start)} bytes")
+    version, header_size, header_crc = _PREFIX.unpack_from(start, len(MAGIC))
     if version != VERSION:
         raise fail(f"format version {version} is not one this teachtorch reads ({VERSION}): the file comes from a "
                    f"newer teachtorch, or it is corrupted")
-    header_end = header_start + header_size
-    if len(data) < header_end:
+    # the header: its size is checked against the file before anything is read, its CRC before it is parsed
+    header_end = len(start) + header_size
+    if size is not None and size < header_end:
         raise fail(f"the file is truncated or corrupted: its header ends at byte {header_end}, but the file has "
-                   f"{len(data)} bytes")
-    header = data[header_start:header_end]
+                   f"{size} bytes")
+    if header_size > _MAX_HEADER:
+        raise fail(f"its header size ({header_size} bytes) is over the {_MAX_HEADER} bytes a header may have: the "
+                   f"file is corrupted")
+    header = read_up_to(file, header_size, name)
+    if len(header) < header_size:
+        raise fail(f"the file is truncated or corrupted: its header ends at byte {header_end}, but the file has "
+                   f"{len(start) + len(header)} bytes")
     if zlib.crc32(header) != header_crc:
         raise fail("the header fails its CRC-32 check: the file is corrupted")
     try:
         header = json.loads(header.decode("utf-8"))
-        return _rebuild(header, data, header_end, fail, map_location)
-    except (ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError) as e:
+        table = _check_storage_table(header["storages"], map_location)
+        tree = header["object"]
+    except _MALFORMED as e:
         # the header passed its CRC, so only a crafted file (or a bug) gets here
         raise fail(f"the header is malformed ({type(e).__name__}: {e})") from None
 
-
-def _rebuild(header, data, data_start, fail, map_location=None):
-    """Check the data's size and checksums, then build the storages and the object over them."""
-    table = header["storages"]
-    expected = data_start + sum(entry["nbytes"] for entry in table)
-    if len(data) < expected:
-        raise fail(f"the file is truncated: it should have {expected} bytes, but has {len(data)}")
-    if len(data) > expected:
-        raise fail(f"the file has {len(data) - expected} unexpected bytes after its data (it should have "
-                   f"{expected} bytes): it is corrupted")
+    # the storages: their sizes are checked against the file before anything is allocated
+    expected = header_end + sum(nbytes for nbytes, _, _, _ in table)
+    if size is not None and size < expected:
+        raise fail(f"the file is truncated: it should have {expected} bytes, but has {size}")
+    if size is not None and size > expected:
+        raise fail(f"the file has {size - expected} unexpected bytes after its data (it should have {expected} "
+                   f"bytes): it is corrupted")
     storages = []
-    start = data_start
+    position = header_end
+    for i, (nbytes, dtype, crc, target) in enumerate(table):
+        try:
+            buffer = np.empty(nbytes, dtype=np.uint8)     # the storage's own bytes: read once, never copied
+        except MemoryError:
+            if size is not None:                          # the file really is this big
+                raise
+            raise fail(f"storage {i} declares {nbytes} bytes, more than can be allocated: the file is "
+                       f"corrupted") from None
+        got = read_into(file, buffer)
+        if got < nbytes:
+            raise fail(f"the file is truncated: it should have {expected} bytes, but has {position + got}")
+        position += nbytes
+        if zlib.crc32(buffer) != crc:
+            raise fail(f"storage {i} ({nbytes} bytes) fails its CRC-32 check: the file is corrupted")
+        storages.append(_to_device(_storage_from_buffer(buffer, dtype), target))
+    if size is None and read_up_to(file, 1, name):
+        raise fail(f"the file has unexpected bytes after its data (it should have {expected} bytes): it is "
+                   f"corrupted")
+    # the object over them
+    try:
+        return _decode(tree, storages, [])
+    except _MALFORMED as e:
+        raise fail(f"the header is malformed ({type(e).__name__}: {e})") from None
+
+
+def _check_storage_table(table, map_location):
+    """(nbytes, dtype, crc32, target device) of each storage, every field checked before any data is read."""
+    if not isinstance(table, list):
+        raise TypeError(f"'storages' is {type(table).__name__}, not a list")
+    checked = []
     for i, entry in enumerate(table):
-        blob = data[start:start + entry["nbytes"]]
-        start += entry["nbytes"]
-        if zlib.crc32(blob) != entry["crc32"]:
-            raise fail(f"storage {i} ({entry['nbytes']} bytes) fails its CRC-32 check: the file is corrupted")
-        storages.append(_to_device(_storage_from_bytes(blob, entry["dtype"]),
-                                   _target_device(entry.get("device", "cpu"), map_location)))
-    return _decode(header["object"], storages)
+        nbytes, crc = entry["nbytes"], entry["crc32"]
+        if not _is_int(nbytes) or not 0 <= nbytes <= _INT64_MAX:
+            # the storages lie one after another, so a negative size would overlap the storage before it
+            raise ValueError(f"storage {i} has size {nbytes!r}: a storage's size is a non-negative integer")
+        if not _is_int(crc) or not 0 <= crc < 2**32:
+            raise ValueError(f"storage {i} has CRC-32 {crc!r}: a CRC-32 is an integer in [0, 2**32)")
+        dtype = _dtype._lookup(entry["dtype"])
+        saved = entry.get("device", "cpu")
+        if not isinstance(saved, str) or not _DEVICE_TAG.fullmatch(saved):
+            raise ValueError(f"storage {i}: don't know how to restore data location of torch.storage.UntypedStorage "
+                             f"(tagged with {saved!r})")
+        checked.append((nbytes, dtype, crc, _target_device(saved, map_location)))
+    return checked
+
+
+def _is_int(x):
+    return isinstance(x, int) and not isinstance(x, bool)      # JSON's true is not the number 1
 
 
 def _target_device(saved, map_location):
@@ -271,10 +326,16 @@ def _target_device(saved, map_location):
         target = as_device(map_location.get(saved, saved))
     else:
         target = as_device(saved) if map_location is None else map_location
-    if target.type == "cuda" and _cuda_backend.device_count() == 0:
-        raise RuntimeError("Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is "
-                           "False. If you are running on a CPU-only machine, please use torch.load with "
-                           "map_location=torch.device('cpu') to map your storages to the CPU.")
+    if target.type == "cuda":
+        count = _cuda_backend.device_count()
+        if count == 0:
+            raise RuntimeError("Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is "
+                               "False. If you are running on a CPU-only machine, please use torch.load with "
+                               "map_location=torch.device('cpu') to map your storages to the CPU.")
+        if target.index >= count:
+            raise RuntimeError(f"Attempting to deserialize object on CUDA device {target.index} but "
+                               f"torch.cuda.device_count() is {count}. Please use torch.load with map_location to "
+                               f"map your storages to an existing device.")
     return target
 
 
@@ -296,60 +357,101 @@ def _describe_foreign(data):
     return f"it is not a teachtorch checkpoint (it does not start with the magic number; first bytes {data[:8]!r})"
 
 
-def _storage_from_bytes(blob, dtype_name):
-    dtype = _dtype._lookup(dtype_name)
-    np_dtype = dtype.numpy
-    if dtype.itemsize == 1 or len(blob) % dtype.itemsize:
-        array = np.frombuffer(blob, dtype=np.uint8).copy()
-    else:
-        # little-endian in the file; astype makes a writable copy in this machine's byte order
-        array = np.frombuffer(blob, dtype=np_dtype.newbyteorder("<")).astype(np_dtype)
-    return UntypedStorage(_data=array.view(np.uint8))
+def _storage_from_buffer(buffer, dtype):
+    """A cpu storage over `buffer` (little-endian bytes); swapped in place only on a big-endian machine."""
+    if sys.byteorder == "big" and dtype.itemsize > 1 and buffer.size % dtype.itemsize == 0:
+        buffer.view(dtype.numpy).byteswap(inplace=True)
+    return UntypedStorage(_data=buffer)
 
 
-def _decode(node, storages):
-    """Rebuild the object from its JSON tree. Only the types listed in the module docstring can come out."""
+def _decode(node, storages, built):
+    """Rebuild the object from its JSON tree. Only the types listed in the module docstring can come out.
+    `built` lists the lists, tuples, dicts and tensors made so far, numbered as `_Encoder` numbered them."""
     if node is None or isinstance(node, (bool, int, float, str)):
         return node
     if isinstance(node, list):
-        return [_decode(x, storages) for x in node]
+        result = []
+        built.append(result)                         # before its items, which may refer to it
+        for x in node:
+            result.append(_decode(x, storages, built))
+        return result
     if not isinstance(node, dict) or len(node) != 1:
         raise ValueError(f"unexpected entry {node!r}")
     kind, value = next(iter(node.items()))
+    if kind == "ref":
+        if not _is_int(value) or not 0 <= value < len(built):
+            raise ValueError(f"reference {value!r} to an object that is not (yet) loaded")
+        return built[value]
     if kind == "tuple":
-        return tuple(_decode(x, storages) for x in value)
-    if kind == "dict":
-        return {_decode(k, storages): _decode(v, storages) for k, v in value}
-    if kind == "OrderedDict":
-        return collections.OrderedDict((_decode(k, storages), _decode(v, storages)) for k, v in value)
+        if not isinstance(value, list):
+            raise ValueError(f"a tuple's items are {type(value).__name__}, not a list")
+        result = tuple([_decode(x, storages, built) for x in value])
+        built.append(result)                         # after its items, as saving numbered it
+        return result
+    if kind in ("dict", "OrderedDict"):
+        if not isinstance(value, list):
+            raise ValueError(f"a dict's items are {type(value).__name__}, not a list")
+        result = {} if kind == "dict" else collections.OrderedDict()
+        built.append(result)
+        for k, v in value:
+            key = _decode(k, storages, built)        # the key first, then the value, as saving wrote them
+            result[key] = _decode(v, storages, built)
+        return result
     if kind == "float":
+        if value not in ("nan", "inf", "-inf"):
+            raise ValueError(f"{{'float': {value!r}}} is not nan, inf or -inf")
         return float(value)
-    if kind == "tensor":
-        return _decode_tensor(value, storages)
-    if kind == "parameter":
-        t = _decode_tensor(value, storages)
-        parameter = _parameter_class()
-        return t if parameter is None else parameter(t, requires_grad=value["requires_grad"])
+    if kind in ("tensor", "parameter"):
+        result = _decode_tensor(value, storages, kind == "parameter")
+        built.append(result)
+        return result
     raise ValueError(f"unknown entry type {kind!r}")
 
 
-def _decode_tensor(entry, storages):
+def _decode_tensor(entry, storages, parameter):
     """A tensor over one of the loaded storages (PyTorch: `torch.empty(0).set_(storage, offset, size, stride)`)."""
-    storage = storages[entry["storage"]]
+    index = entry["storage"]
+    if not _is_int(index) or not 0 <= index < len(storages):   # storages[-1] would quietly be the last one
+        raise ValueError(f"storage index {index!r} is not one of the file's {len(storages)} storages")
+    storage = storages[index]
     dtype = _dtype._lookup(entry["dtype"])
-    offset, size, stride = entry["offset"], tuple(entry["size"]), tuple(entry["stride"])
-    if len(size) != len(stride) or any(not isinstance(x, int) or x < 0 for x in (offset, *size, *stride)):
-        raise ValueError(f"bad tensor geometry: offset {offset}, size {size}, stride {stride}")
+    offset, size, stride = entry["offset"], entry["size"], entry["stride"]
+    _check_geometry(offset, size, stride, dtype.itemsize, storage.nbytes())
+    requires_grad = entry["requires_grad"]
+    if not isinstance(requires_grad, bool):
+        raise ValueError(f"requires_grad is {requires_grad!r}, not true or false")
+    t = Tensor._make(storage, offset, tuple(size), tuple(stride), dtype)
+    parameter_class = _parameter_class() if parameter else None
+    try:
+        if parameter_class is not None:
+            return parameter_class(t, requires_grad=requires_grad)
+        return t.requires_grad_(True) if requires_grad else t
+    except RuntimeError as e:                      # requires_grad on an integer tensor
+        raise ValueError(f"a {dtype.name} tensor with requires_grad=True: {e}") from None
+
+
+def _check_geometry(offset, size, stride, itemsize, storage_nbytes):
+    """PyTorch's checks when it sets a tensor's geometry (`set_`, `computeStorageNbytes`): integers that fit in an
+    int64, no negative size, stride or offset, and every element inside the storage."""
+    if (not isinstance(size, list) or not isinstance(stride, list) or len(size) != len(stride)
+            or not all(_is_int(x) for x in (offset, *size, *stride))):
+        raise ValueError(f"bad tensor geometry: offset {offset!r}, size {size!r}, stride {stride!r}")
+    if not 0 <= offset <= _INT64_MAX:
+        raise ValueError(f"Tensor: invalid storage offset {offset}")
+    numel = math.prod(size)
+    if any(not 0 <= n <= _INT64_MAX for n in size) or numel > _INT64_MAX:
+        raise ValueError(f"numel: integer multiplication overflow (size {size})")
+    if any(not 0 <= s <= _INT64_MAX for s in stride):
+        raise ValueError(f"Storage size calculation overflowed with sizes={size} and strides={stride}")
+    if numel == 0:
+        return                                     # no element is read, wherever the offset points
     # the last element must lie inside the storage: a crafted file must not make us read past its end
-    if 0 not in size:
-        last = offset + sum((n - 1) * s for n, s in zip(size, stride))
-        if (last + 1) * dtype.itemsize > storage.nbytes():
-            raise ValueError(f"tensor of size {size} and stride {stride} at offset {offset} reaches past the end of "
-                             f"its storage ({storage.nbytes()} bytes)")
-    t = Tensor._make(storage, offset, size, stride, dtype)
-    if entry["requires_grad"]:
-        t.requires_grad_(True)
-    return t
+    nbytes = (offset + sum((n - 1) * s for n, s in zip(size, stride)) + 1) * itemsize
+    if nbytes > _INT64_MAX:
+        raise ValueError(f"Storage size calculation overflowed with sizes={size} and strides={stride}")
+    if nbytes > storage_nbytes:
+        raise ValueError(f"tensor of size {tuple(size)} and stride {tuple(stride)} at offset {offset} needs "
+                         f"{nbytes} bytes of storage, but its storage has {storage_nbytes}")
 
 
 __all__ = ["CheckpointError", "load", "save"]

@@ -1,6 +1,6 @@
 """teachtorch.datasets: small data sets for class that work offline. Nothing is ever downloaded.
 
-    digits.py   load_digits, digits_split     scikit-learn's bundled 8x8 handwritten digits (1797 images)
+    digits.py   load_digits, digits_split     the UCI 8x8 handwritten digits (1797 images, shipped: no download)
     toy.py      make_moons, make_spirals      2-D classification sets generated with NumPy
     text.py     load_corpus, CharVocab,       Python's own documentation as a text corpus, a character
                 split_corpus                  vocabulary, and a train/validation split

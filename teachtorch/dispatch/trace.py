@@ -165,7 +165,7 @@ class trace:
             self._ops.append(op)
             out = kernel(ks, *args)
         except Exception as e:
-            ev.error = f"{type(e).__name__}: {e}"
+            ev.error = f"{type(e).__name__}: {_safe_text(e)}"
             raise
         finally:
             # Cut back to this hop's depth first, with no call before it, so that even Ctrl-C between
@@ -196,7 +196,7 @@ class trace:
                               str(storage.device), id(storage), a._vc.value)
         if isinstance(a, (list, tuple)) and any(isinstance(x, Tensor) for x in a):
             return [self._describe(x) for x in a]
-        return repr(a)
+        return _safe_text(a, repr)
 
     # -- reading --
     def event(self, index):
@@ -229,6 +229,16 @@ class trace:
 
     def __repr__(self):
         return f"<teachtorch.dispatch.trace with {len(self.events)} hops, {len(self.ops())} ops>"
+
+
+def _safe_text(obj, to_text=str, limit=200):
+    """Text for the trace that never raises into the op being traced (a user class's `__repr__` may),
+    cut to `limit` characters."""
+    try:
+        text = to_text(obj)
+    except Exception:
+        text = f"<{type(obj).__name__} object>"
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _show_arg(a):

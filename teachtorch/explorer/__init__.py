@@ -8,7 +8,8 @@
 
 Reading order:
     svg.py                  a tiny SVG writer; every picture is an SVG string with class="tt-..." and data-*
-                            attributes that tests and the front ends read
+                            attributes that tests and the front ends read; svg.clean makes any name safe
+                            for XML (and for Jupyter to send), whatever characters it holds
     storage_diagram.py      renderer 1: tensors over their flat storage (sizes, strides, offset, views)
     graph_diagram.py        renderer 2: the autograd graph as Graphviz DOT, laid out by Graphviz's `dot`
     trace_table.py          renderer 3: the dispatch trace as a table, loops folded, and as text

@@ -35,19 +35,28 @@ Big graphs: at most `max_nodes` backward nodes are drawn, the nearest to the out
 the rest become one "… N more nodes" box. Saved tensors are drawn as boxes only up to `saved_limit`
 nodes, and counted in their node's label above that.
 
-If Graphviz's `dot` program is missing, `render_svg` returns a picture that says how to install it, with
-the DOT text, so everything else still works. torchviz (pytorchviz's make_dot) draws the same picture with
-the same tools; PyTorch itself has no drawing, only `grad_fn.next_functions` to walk.
+Names come from the student's code (parameter names, Function and node class names) and may hold any
+character: every label and id is cleaned (svg.clean: control characters written as `\x01`), its backslashes
+escaped, and marked as plain text, never an HTML-like label, so any name makes valid DOT and valid SVG.
+
+If Graphviz's `dot` program is missing, fails, takes too long or writes something that is not valid XML,
+`render_svg` returns a picture that says so, with the DOT text, and never raises: the graph is drawn while
+the student's code runs (the live explorer), and a picture must never break that code. torchviz
+(pytorchviz's make_dot) draws the same picture with the same tools; PyTorch itself has no drawing, only
+`grad_fn.next_functions` to walk.
 """
 
+import re
 import shutil
 import subprocess
+import xml.etree.ElementTree as ET
+import zlib
 
 import graphviz
 
 from ..autograd import graph as autograd_graph
 from ..autograd.node import GraphRoot
-from .svg import Svg
+from .svg import Svg, clean
 
 COLOURS = {"fn": "lightgrey", "leaf": "lightblue", "saved": "orange", "output": "darkolivegreen1",
            "ran": "#a5d6a7", "flowed": "#2e7d32", "more": "white"}
@@ -89,7 +98,7 @@ class BackwardState:
             return
         if ev.kind == "node_started":
             self.ran.add(_nid(ev.node))
-            self.steps.append({"kind": "node", "id": _nid(ev.node), "name": ev.node_name})
+            self.steps.append({"kind": "node", "id": _nid(ev.node), "name": clean(ev.node_name)})
         elif ev.kind == "gradient":
             edge = _edge_id(ev.node, ev.next_node, ev.output_nr)
             shape = None if ev.grad is None else list(ev.grad.shape)
@@ -160,8 +169,22 @@ def _shape(shape):
 
 
 def _label(*lines):
-    """A multi-line DOT label: Graphviz reads \\n as a line break (and any other backslash as an escape)."""
-    return "\\n".join(str(line).replace("\\", "\\\\") for line in lines)
+    """A multi-line DOT label: Graphviz reads \\n as a line break (and any other backslash as an escape).
+
+    Each line is cleaned (no control characters: they are not valid XML in the SVG), its & written &amp;
+    (Graphviz copies "&name;" and "&#1;" into the SVG as they are, where they may not be valid XML), and the
+    label is marked nohtml: a name like "<lambda>" is text, not one of Graphviz's HTML-like labels."""
+    return graphviz.nohtml("\\n".join(clean(line).replace("\\", "\\\\").replace("&", "&amp;")
+                                      for line in lines))
+
+
+def _saved_id(node_id, name):
+    """`s<node id>_<name>`. A name with characters an id should not have (none of teachtorch's own names
+    has any) gets them replaced by "_" and a checksum of the name added, so that two such names stay two."""
+    safe = re.sub(r"[^A-Za-z0-9_.\[\]-]", "_", name)
+    if safe == name:
+        return f"s{node_id}_{name}"
+    return f"s{node_id}_{safe}_{zlib.crc32(name.encode('utf-8', 'surrogatepass')):08x}"
 
 
 def _hooks_line(hooks):
@@ -212,7 +235,7 @@ def graph_dot(roots, params=None, state=None, max_nodes=400, show_saved=True, sa
 
     dot = _new_digraph()
     if len(keep) < len(info.nodes):                  # the nodes left out, as one box
-        dot.node("more", f"… {len(info.nodes) - len(keep):,} more nodes", id="more",
+        dot.node("more", _label(f"… {len(info.nodes) - len(keep):,} more nodes"), id="more",
                  **{"class": "tt-more"}, fillcolor=COLOURS["more"], style="dashed")
     for n in _in_creation_order(info, keep):         # each node, then the edges from its inputs
         _add_node(dot, n, ran, names, draw_saved)
@@ -223,11 +246,11 @@ def graph_dot(roots, params=None, state=None, max_nodes=400, show_saved=True, sa
                 and autograd_graph.node_id(t.grad_fn) in keep):
             drawn.add(id(t))
             oid = f"o{id(t)}"
-            dot.node(oid, f"{_shape(t.shape)} {t.dtype.name}", id=oid, **{"class": "tt-output"},
+            dot.node(oid, _label(f"{_shape(t.shape)} {t.dtype.name}"), id=oid, **{"class": "tt-output"},
                      fillcolor=COLOURS["output"])
             dot.edge(_nid(t.grad_fn), oid, id=f"r{id(t)}", **{"class": "tt-output-edge"})
     if not info.nodes:
-        dot.node("empty", "no autograd graph: nothing here requires grad", id="empty",
+        dot.node("empty", _label("no autograd graph: nothing here requires grad"), id="empty",
                  **{"class": "tt-empty"}, shape="plaintext", style="")
     return dot.source
 
@@ -250,7 +273,7 @@ def _add_node(dot, n, ran, names, draw_saved):
         dot.edge(tid, nid, id=f"l{n.id}", **{"class": "tt-leaf-edge"}, style="dashed", arrowhead="none")
     if draw_saved:
         for s in n.saved:
-            sid = f"s{n.id}_{s['name'].removeprefix('_saved_')}"
+            sid = _saved_id(n.id, s["name"].removeprefix("_saved_"))
             dot.node(sid, _saved_label(s), id=sid, **{"class": "tt-saved"}, fillcolor=COLOURS["saved"],
                      fontsize="9")
             dot.edge(sid, nid, id=f"x{sid}", **{"class": "tt-saved-edge"}, dir="none", style="dotted")
@@ -283,19 +306,47 @@ def _add_input_edges(dot, n, keep, flowed):
 # ---- rendering ------------------------------------------------------------------------------------------
 
 def render_svg(dot_source, timeout=30):
-    """Lay the graph out with Graphviz's dot and return the SVG (or, without dot, a picture that says so)."""
+    """Lay the graph out with Graphviz's dot and return the SVG.
+
+    Never raises: without dot, or when dot fails, takes more than `timeout` seconds, or writes something
+    that is not valid XML, the picture says what went wrong and shows the DOT text instead."""
+    try:
+        return _run_dot(dot_source, timeout)
+    except _DotFailed as e:
+        return _fallback_svg(str(e), dot_source)
+    except Exception as e:                           # anything else: still a picture, never an exception
+        return _fallback_svg(f"Graphviz's dot could not draw this graph ({type(e).__name__}: {e})", dot_source)
+
+
+class _DotFailed(Exception):
+    """What went wrong running dot, in a sentence for the fallback picture."""
+
+
+def _run_dot(dot_source, timeout):
     exe = shutil.which("dot")
     if exe is None:
-        return _fallback_svg(INSTALL, dot_source)
+        raise _DotFailed(INSTALL)
+    # DOT built by graph_dot is clean; text from elsewhere might hold a lone surrogate, which UTF-8 cannot encode
+    source = dot_source.encode("utf-8", errors="backslashreplace")
     try:
-        out = subprocess.run([exe, "-Tsvg"], input=dot_source.encode(), capture_output=True, timeout=timeout)
+        out = subprocess.run([exe, "-Tsvg"], input=source, capture_output=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return _fallback_svg(f"Graphviz's dot took more than {timeout:g} s to lay this graph out "
-                             f"(draw fewer nodes: max_nodes=...)", dot_source)
+        raise _DotFailed(f"Graphviz's dot took more than {timeout:g} s to lay this graph out "
+                         f"(draw fewer nodes: max_nodes=...)") from None
+    except OSError as e:
+        raise _DotFailed(f"Graphviz's dot could not be run: {e}") from None
     if out.returncode != 0:
-        raise RuntimeError(f"Graphviz's dot failed: {out.stderr.decode(errors='replace')[:500]}")
-    svg = out.stdout.decode()
-    svg = svg[svg.index("<svg"):]                    # drop the XML prolog and doctype: it goes inside HTML
+        why = " ".join(out.stderr.decode(errors="replace").split())[:300] or "no message"
+        raise _DotFailed(f"Graphviz's dot failed (exit status {out.returncode}): {why}")
+    svg = out.stdout.decode(errors="replace")
+    start = svg.find("<svg")
+    if start < 0:
+        raise _DotFailed("Graphviz's dot wrote no SVG")
+    svg = svg[start:]                                # drop the XML prolog and doctype: it goes inside HTML
+    try:
+        ET.fromstring(svg)                           # a browser would refuse to show invalid XML
+    except ET.ParseError as e:
+        raise _DotFailed(f"Graphviz's dot wrote SVG that is not valid XML ({e})") from None
     return svg.replace("<svg ", "<svg class=\"tt-graph\" ", 1)
 
 

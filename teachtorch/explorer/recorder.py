@@ -17,6 +17,16 @@ time (a fifth by default) however large the pictures get. It always redraws on l
 so the last picture is the final state. It only redraws between op calls from your code (never halfway
 through an op), and only the parts that changed.
 
+**Never in the way.** The recorder runs inside the student's ops and backward calls, so nothing it does
+may raise there: a picture that cannot be drawn (a name Graphviz rejects, a renderer's bug, a widget that
+cannot be updated) is replaced by a short message, the trace pane's note says what went wrong, and the
+student's code goes on. `rec.errors` keeps the last few messages.
+
+**Small.** A training loop runs for a long time, so the live trace keeps little per op call and never grows
+past its window: one event per call (the hops that pass it on are noted in it), TensorInfos shared between
+the calls that see the same tensor unchanged, one copy of each repeated string, tuple and number, and the
+autograd engine's events as plain records of names and ids, which keep no node, gradient or tensor alive.
+
 The recorder knows nothing of Jupyter: `on_flush(snapshot, changed)` receives plain data (SVG strings and
 JSON-able rows), which the widgets (widgets.py) put into their synced traits. The benchmark and the tests
 use it without a notebook.
@@ -30,10 +40,46 @@ import weakref
 from .. import _tensor
 from ..autograd import graph as autograd_graph
 from ..dispatch import dispatcher
-from ..dispatch.trace import _KEY_NAMES, trace as dispatch_trace
+from ..dispatch.trace import _KEY_NAMES, TensorInfo, trace as dispatch_trace
 from . import graph_diagram, storage_diagram, trace_table
+from .svg import Svg, clean
 
 Tensor = _tensor.Tensor
+
+SHARED_MAX = 2048        # values the live trace keeps one copy of (strings, tuples, ints), before starting over
+INFOS_MAX = 1024         # TensorInfos kept for reuse (the tensors seen most recently), before starting over
+SHORT_REPR = 64          # argument reprs longer than this are not worth sharing
+MAX_REPR = 200           # argument reprs are cut to this many characters (the table shows fewer)
+MAX_ERRORS = 5           # error messages kept in rec.errors
+
+
+BackwardRecord = collections.namedtuple(
+    "BackwardRecord", "kind node_name node_id next_node_id output_nr shape",
+    defaults=(None, None, None))
+BackwardRecord.__doc__ = """One event of the autograd engine as the live trace keeps it: names and ids only.
+
+kind and node_name as in autograd.graph.BackwardEvent; node_id is autograd.graph.node_id of its node (the
+root for backward_started / backward_finished); for "gradient": next_node_id, output_nr and the gradient's
+shape (None for no gradient); for "accumulated": the shape of the gradient added to the leaf's .grad."""
+
+
+class _BackwardLog(collections.deque):
+    """`trace.backward_events` of the live trace: the last `maxlen` engine events, each turned into a
+    BackwardRecord as it comes, so the window holds no nodes, gradients or tensors."""
+
+    def __init__(self, share, maxlen):
+        super().__init__(maxlen=maxlen)
+        self._share = share           # the trace's: one copy of each id, name and shape
+
+    def append(self, ev):
+        share, fields = self._share, ev.fields
+        grad, nxt = fields.get("grad"), fields.get("next_node")
+        super().append(BackwardRecord(
+            ev.kind, share(clean(ev.node_name)),
+            None if ev.node is None else share(autograd_graph.node_id(ev.node)),
+            None if nxt is None else share(autograd_graph.node_id(nxt)),
+            fields.get("output_nr"),
+            share(tuple(grad.shape)) if isinstance(grad, Tensor) else None))
 
 
 class _LiveTrace(dispatch_trace):
@@ -41,13 +87,68 @@ class _LiveTrace(dispatch_trace):
 
     Cheaper: when a kernel passes its call on to a lower key (AutogradCPU -> CPU), that hop makes no event
     of its own; its (key, kernel, time) is noted in the call's first event (`ev.lower`). A training loop
-    makes about two and a half hops per op, so this halves what the live view keeps."""
+    makes about two and a half hops per op, so this halves what the live view keeps. And each event keeps
+    as little as it can (see `_describe` and `_compact`): the same data, shared where it repeats."""
 
     def __init__(self, recorder, max_events):
-        super().__init__(max_events=max_events)
+        super().__init__(on_event=self._compact, max_events=max_events)
         self.recorder = recorder
         self._keys = []               # the dispatch key of each hop now running
-        self.backward_events = collections.deque(maxlen=max_events)   # bounded too
+        self._shared = {}             # value -> the one copy of it that events hold
+        self._infos = {}              # tensor name ("$3") -> the TensorInfo last recorded for it
+        self.backward_events = _BackwardLog(self._share, max_events)   # bounded too, names and ids only
+
+    def _share(self, value):
+        """The copy of `value` the trace already holds (an equal string, tuple or int), or this one."""
+        kept = self._shared.get(value)
+        if kept is None:
+            if len(self._shared) >= SHARED_MAX:
+                self._shared.clear()  # start over: bounded, and the values in use come back at once
+            self._shared[value] = kept = value
+        return kept
+
+    def _describe(self, a):
+        """As dispatch.trace's, but a tensor seen again unchanged (same name, layout, storage and version:
+        the output of one op is the input of the next; a parameter is used in every step) gets the same
+        TensorInfo, and repeated sizes, strides, devices and argument reprs are one shared object."""
+        if isinstance(a, Tensor):
+            name = self._name(a)
+            storage = a._storage
+            sizes, strides = self._share(tuple(a._sizes)), self._share(tuple(a._strides))
+            info = self._infos.get(name)
+            if (info is None or info.version != a._vc.value or info.storage_id != id(storage)
+                    or info.storage_offset != a._offset or info.sizes != sizes or info.strides != strides
+                    or info.dtype != a.dtype.name):
+                info = TensorInfo(name, sizes, strides, a._offset, a.dtype.name, self._share(str(storage.device)),
+                                  id(storage), a._vc.value)
+                if len(self._infos) >= INFOS_MAX:
+                    self._infos.clear()
+                self._infos[name] = info
+            return info
+        if isinstance(a, (list, tuple)) and any(isinstance(x, Tensor) for x in a):
+            return [self._describe(x) for x in a]
+        try:
+            text = repr(a)
+        except Exception:             # an argument whose repr fails must not fail the op
+            text = f"<{type(a).__name__} object>"
+        if len(text) > MAX_REPR:      # a long list as an argument: a bounded event all the same
+            text = text[:MAX_REPR - 1] + "…"
+        return self._share(text) if len(text) <= SHORT_REPR else text
+
+    def _compact(self, ev):
+        """Called as each hop ends (dispatch.trace's on_event): lists become tuples (smaller, and an empty
+        one is shared), the hops noted in `ev.lower` become (key, kernel, duration_ns) tuples, numbers that
+        repeat are shared."""
+        try:
+            ev.inputs = tuple(ev.inputs)
+            ev.outputs = tuple(ev.outputs)
+            ev.ks = self._share(ev.ks)
+            if ev.backward_node_id is not None:
+                ev.backward_node_id = self._share(ev.backward_node_id)
+            if ev.lower is not None:
+                ev.lower = tuple(tuple(note) for note in ev.lower)
+        except Exception:             # only memory is lost: the event is as dispatch.trace made it
+            pass
 
     def hop(self, op, key, ks, args):
         if self._ops and self._ops[-1] is op and key < self._keys[-1]:
@@ -58,7 +159,7 @@ class _LiveTrace(dispatch_trace):
         finally:
             self._keys.pop()
         if not self._stack:               # a call from user code (or from the autograd engine) just ended
-            self.recorder._after_call(args, out, self.backward_node is not None)
+            self.recorder._after_call(args, out, self.backward_node is not None)   # never raises
         return out
 
     def _lower_hop(self, op, key, ks, args):
@@ -92,6 +193,9 @@ class Recorder:
                          "trace_rows": [], "trace_note": ""}
         self.flushes = 0
         self.flush_seconds = 0.0
+        self.errors = collections.deque(maxlen=MAX_ERRORS)   # what went wrong drawing, newest last
+        self._failed = {}                     # pane -> why its last drawing failed (shown in the trace note)
+        self._unsent = []                     # traits a failed on_flush did not deliver: sent with the next
         self._shown = None                    # tensors passed to show(); None: the last op's tensors
         self._last_call = ((), None)          # the last forward op's arguments and result (kept until the next)
         self._graph_of = None                 # tensors passed to graph(); None: follow the latest output
@@ -134,11 +238,25 @@ class Recorder:
         self._listen.__exit__(*exc)
         self.trace.__exit__(*exc)
         gc.unfreeze()
-        self.flush()                          # the final picture is always drawn
+        self.flush()                          # the final picture is always drawn (flush never raises)
         return False
 
-    # -- events from the core --
+    # -- events from the core: called inside the student's ops and backward, so they never raise --
     def _after_call(self, args, out, in_backward):
+        try:
+            self._note_call(args, out, in_backward)
+        except Exception as e:
+            self._failed["events"] = self._error("the explorer could not follow an op", e)
+            self._dirty["trace"] = True
+
+    def _on_backward_event(self, ev):
+        try:
+            self._note_backward_event(ev)
+        except Exception as e:
+            self._failed["events"] = self._error("the explorer could not follow backward", e)
+            self._dirty["trace"] = True
+
+    def _note_call(self, args, out, in_backward):
         self._calls += 1
         if not in_backward:
             self._last_call = (args, out)     # sorted out only when the storage pane is drawn
@@ -153,7 +271,7 @@ class Recorder:
         self._dirty["storage"] = True         # values may have changed, in place
         self.maybe_flush()
 
-    def _on_backward_event(self, ev):
+    def _note_backward_event(self, ev):
         if ev.kind == "backward_started":
             self._backward_root = ev.root
             self._backward_at = self._calls
@@ -170,27 +288,89 @@ class Recorder:
             self.flush()
 
     def flush(self):
-        """Redraw what changed, hand the snapshot to on_flush, and decide when the next redraw may come."""
+        """Redraw what changed, hand the snapshot to on_flush, and decide when the next redraw may come.
+
+        Never raises: a pane that cannot be drawn shows a message instead (_draw_failure), the trace
+        note says why, and the other panes are drawn as usual."""
+        try:
+            self._flush()
+        except Exception as e:                # a bug here must not break the student's code either
+            self._error("the explorer could not redraw", e)
+
+    def _flush(self):
         start = time.perf_counter()
         changed = []
-        if self._dirty["storage"]:
-            self.snapshot["storage_svg"] = self._draw_storage()
-            changed.append("storage_svg")
-        if self._dirty["graph"]:
-            self._draw_graph()
-            changed += ["graph_svg", "graph_dot", "graph_steps"]
-        if self._dirty["trace"]:
-            rows = trace_table.trace_rows(self.trace.events, fold=True, max_rows=self.max_rows)
-            self.snapshot["trace_rows"] = rows
-            self.snapshot["trace_note"] = self._trace_note(rows)
-            changed += ["trace_rows", "trace_note"]
+        failed_before = dict(self._failed)
+        for pane, draw, traits in (("storage", self._flush_storage, ["storage_svg"]),
+                                   ("graph", self._draw_graph, ["graph_svg", "graph_dot", "graph_steps"]),
+                                   ("trace", self._flush_trace, ["trace_rows"])):
+            if not self._dirty[pane]:
+                continue
+            try:
+                draw()
+                self._failed.pop(pane, None)
+            except Exception as e:
+                self._failed[pane] = self._error(f"the {pane} pane could not be drawn", e)
+                self._draw_failure(pane, self._failed[pane])
+            changed += traits
+        if self._dirty["trace"] or self._failed != failed_before:
+            self.snapshot["trace_note"] = self._trace_note()
+            changed.append("trace_note")
         self._dirty = dict.fromkeys(self._dirty, False)
         self.flushes += 1
-        if self.on_flush is not None:
-            self.on_flush(self.snapshot, changed)
+        self._push(list(dict.fromkeys(self._unsent + changed)))
         cost = time.perf_counter() - start
         self.flush_seconds += cost
         self._due = time.perf_counter() + max(self.interval, cost / self.budget)
+
+    def _push(self, changed):
+        """Hand the snapshot to on_flush (the widget's traits); if that fails, try to say why in the note."""
+        if self.on_flush is None:
+            return
+        try:
+            self.on_flush(self.snapshot, changed)
+        except Exception as e:
+            self._unsent = changed
+            self._failed["widget"] = self._error("the widget could not be updated", e)
+            self.snapshot["trace_note"] = self._trace_note()
+            try:
+                self.on_flush(self.snapshot, ["trace_note"])
+            except Exception:
+                pass                          # nothing more can be shown; rec.errors keeps the message
+        else:
+            self._unsent = []
+            if self._failed.pop("widget", None) is not None:
+                self._dirty["trace"] = True   # the next flush takes the message out of the note
+
+    def _error(self, what, e):
+        """Keep a message about an error (in rec.errors) and return it: one clean line, not too long."""
+        try:
+            why = f"{type(e).__name__}: {e}"
+        except Exception:                     # an exception whose str() fails too
+            why = type(e).__name__
+        message = " ".join(clean(f"{what}: {why}").split())
+        if len(message) > 300:
+            message = message[:299] + "…"
+        self.errors.append(message)
+        return message
+
+    def _draw_failure(self, pane, message):
+        """What a pane shows when it could not be drawn: the message, in place of the picture."""
+        if pane == "trace":
+            self.snapshot["trace_rows"] = []
+            return
+        cls = "tt-storage tt-error" if pane == "storage" else "tt-graph tt-graph-missing"
+        doc = Svg(max(200, 7 * len(message) + 16), 28, cls=cls)
+        doc.text(8, 18, message, cls="tt-missing", size=12, anchor="start", fill="#a33")
+        self.snapshot[f"{pane}_svg"] = doc.to_string()
+        if pane == "graph":
+            self.snapshot["graph_dot"], self.snapshot["graph_steps"] = "", []
+
+    def _flush_storage(self):
+        self.snapshot["storage_svg"] = self._draw_storage()
+
+    def _flush_trace(self):
+        self.snapshot["trace_rows"] = trace_table.trace_rows(self.trace.events, fold=True, max_rows=self.max_rows)
 
     def _draw_storage(self):
         tensors = self._shown
@@ -216,11 +396,12 @@ class Recorder:
         state = self.backward if roots == [self._backward_root] else None
         dot = graph_diagram.graph_dot(roots, params=self.params, state=state)
         self.snapshot["graph_dot"] = dot
-        self.snapshot["graph_svg"] = graph_diagram.render_svg(dot)
+        self.snapshot["graph_svg"] = graph_diagram.render_svg(dot)      # never raises: says what went wrong
         self.snapshot["graph_steps"] = list(state.steps) if state is not None else []
 
-    def _trace_note(self, rows):
+    def _trace_note(self):
         parts = []
         if self.trace.dropped:
             parts.append(f"the oldest {self.trace.dropped:,} hops were dropped to keep the trace small")
+        parts += self._failed.values()
         return "; ".join(parts)

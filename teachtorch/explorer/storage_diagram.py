@@ -17,8 +17,14 @@ cells, which values, what was left out) and `storage_svg()` lays it out and draw
 
 Big tensors are cut, never drawn in full: at most `max_rows` x `max_cols` elements of each 2-D slice,
 `max_slices` slices of a >2-D tensor and `max_cells` storage cells, with an ellipsis (class tt-ellipsis)
-where something was left out and a note (class tt-note) saying what. The work is proportional to what is
-drawn, never to the size of the tensor, and values are read only for the cells that are drawn.
+where something was left out and a note (class tt-note) saying what. Many tensors are cut too: at most
+`max_tensors` tensors are drawn, and about `max_elements` elements in all their views together (and as
+many storage cells in all the strips together): each tensor gets a fair share of what is left, fewer
+slices if it needs more (but always one), and when nothing is left the tensors after are left out, with a
+note under the picture: "… and 984 more tensors not drawn". Labels are cut to `MAX_LABEL` characters.
+So a picture has at most a few thousand elements (about a megabyte of SVG) whatever it is given. The
+work is proportional to what is drawn, never to the size or number of the tensors, and values are read
+only for the cells that are drawn.
 
 The SVG is the contract with the tests and the widget front end (widgets/storage_view.js):
     <svg class="tt-storage">
@@ -54,6 +60,8 @@ SLICE_GAP = 18              # between two 2-D slices of a >2-D tensor
 MAX_WIDTH = 1150            # views, slices and the storage strip wrap to a new line beyond this
 INK = "currentColor"        # text outside cells follows the page's colour (light and dark themes)
 NOTE_INK = "#c0392b"
+MAX_LABEL = 80              # characters of a label drawn (the rest becomes "…")
+MIN_STRIP = 8               # the fewest cells a storage strip shows, even when the picture's budget is spent
 
 
 def storage_id(t):
@@ -67,32 +75,42 @@ def _text_w(s, size):
 
 # ---- the scene: what to draw -------------------------------------------------------------------------------
 
-def storage_scene(*tensors, labels=None, values=True, max_cells=256, max_rows=16, max_cols=16, max_slices=8):
+def storage_scene(*tensors, labels=None, values=True, max_cells=256, max_rows=16, max_cols=16, max_slices=8,
+                  max_tensors=16, max_elements=2048):
     """The picture as plain data (JSON-able): per storage, its views and the strip of cells to draw.
 
     {"storages": [{"id", "dtype", "itemsize", "n_cells", "nbytes", "views": [view, ...],
                    "strip": [cell, ...] (in storage order), "readers": {cell: [view numbers]},
-                   "values": {cell: "1.5"}, "notes": [...]}]}
+                   "values": {cell: "1.5"}, "notes": [...]}],
+     "tensors": how many tensors were given, "drawn": how many are drawn, "notes": [...]}
     A view: its "view" number k (the k-th tensor), label, sizes, strides, offset, dtype, contiguous, base,
     expanded dims, and "slices": the 2-D slices drawn, each {"lead": [leading index], "elems":
     [{"index": [...], "cell": c, "row": r, "col": c, "value": "1.5" or None}]}.
     """
     labels = list(labels or [])
     labels += [None] * (len(tensors) - len(labels))
-    labels = [lab if lab is not None else f"t{k}" for k, lab in enumerate(labels)]
+    labels = [_clip(lab) if lab is not None else f"t{k}" for k, lab in enumerate(labels[:len(tensors)])]
     label_of = {id(t): lab for t, lab in zip(tensors, labels)}        # to say "view of x" when x is drawn
     limits = dict(max_rows=max_rows, max_cols=max_cols, max_slices=max_slices)
 
-    storages = {}
+    storages, budget, drawn = {}, max_elements, 0
+    n_drawable = min(len(tensors), max_tensors)
     for k, (t, label) in enumerate(zip(tensors, labels)):
+        if k >= max_tensors or budget <= 0:          # the rest are left out, and said so
+            break
+        share = budget // (n_drawable - k)           # a fair share of what is left (small tensors leave some)
+        view = _view_scene(t, k, label, label_of, max_elements=share, **limits)
+        budget -= sum(len(sl["elems"]) for sl in view["slices"])
+        drawn += 1
         sid = storage_id(t)
         if sid not in storages:      # grouped by storage, in the order the tensors were given
             st = t.untyped_storage()
             storages[sid] = {"id": sid, "dtype": t.dtype.name, "itemsize": t.dtype.itemsize,
                              "n_cells": st.nbytes() // t.dtype.itemsize, "nbytes": st.nbytes(), "views": [],
                              "_storage": st, "_dtype": t.dtype}
-        storages[sid]["views"].append(_view_scene(t, k, label, label_of, **limits))
+        storages[sid]["views"].append(view)
 
+    strip_budget = max_elements
     for s in storages.values():
         readers = {}
         for v in s["views"]:
@@ -100,7 +118,8 @@ def storage_scene(*tensors, labels=None, values=True, max_cells=256, max_rows=16
                 for e in sl["elems"]:
                     readers.setdefault(e["cell"], set()).add(v["view"])
         s["readers"] = {c: sorted(ks) for c, ks in readers.items()}
-        s["strip"] = _strip_window(readers, s["n_cells"], max_cells)
+        s["strip"] = _strip_window(readers, s["n_cells"], max(MIN_STRIP, min(max_cells, strip_budget)))
+        strip_budget -= len(s["strip"])
         s["notes"] = []
         if len(s["strip"]) < s["n_cells"]:
             s["notes"].append(f"showing {len(s['strip']):,} of {s['n_cells']:,} storage elements")
@@ -113,11 +132,22 @@ def storage_scene(*tensors, labels=None, values=True, max_cells=256, max_rows=16
             for sl in v["slices"]:
                 for e in sl["elems"]:
                     e["value"] = s["values"].get(e["cell"])
-    return {"storages": list(storages.values())}
+    notes = []
+    if drawn < len(tensors):
+        left = len(tensors) - drawn
+        notes.append(f"… and {left:,} more tensor{'s' if left > 1 else ''} not drawn "
+                     f"(showing the first {drawn:,} of {len(tensors):,})")
+    return {"storages": list(storages.values()), "tensors": len(tensors), "drawn": drawn, "notes": notes}
 
 
-def _view_scene(t, k, label, label_of, max_rows, max_cols, max_slices):
-    """One tensor: the elements to draw (at most max_rows x max_cols per 2-D slice) and their cells."""
+def _clip(label):
+    label = str(label)
+    return label if len(label) <= MAX_LABEL else label[:MAX_LABEL - 1] + "…"
+
+
+def _view_scene(t, k, label, label_of, max_rows, max_cols, max_slices, max_elements=None):
+    """One tensor: the elements to draw (at most max_rows x max_cols per 2-D slice, and at most
+    max_elements in all, though always one slice) and their cells."""
     sizes, strides, offset = tuple(t.shape), tuple(t.stride()), t.storage_offset()
     ndim = len(sizes)
     n_rows = sizes[-2] if ndim >= 2 else 1           # 0-d and 1-D tensors are one row
@@ -126,6 +156,8 @@ def _view_scene(t, k, label, label_of, max_rows, max_cols, max_slices):
     empty = 0 in sizes
     lead_sizes = sizes[:-2]
     n_slices = math.prod(lead_sizes)                  # 1 for 0-, 1- and 2-D tensors
+    if max_elements is not None:                      # what is left of the picture's budget
+        max_slices = max(1, min(max_slices, max_elements // max(rows * cols, 1)))
 
     slices = []
     for lead in ([] if empty else _first_indices(lead_sizes, max_slices)):
@@ -153,8 +185,8 @@ def _view_scene(t, k, label, label_of, max_rows, max_cols, max_slices):
     elif n_rows > rows or n_cols > cols:
         notes.append(f"showing {rows} × {cols} of {n_rows:,} × {n_cols:,} elements"
                      + (" per slice" if ndim > 2 else ""))
-    if n_slices > max_slices and not empty:
-        notes.append(f"showing {max_slices} of {n_slices:,} slices")
+    if n_slices > len(slices) and not empty:
+        notes.append(f"showing {len(slices)} of {n_slices:,} slices")
     return {"view": k, "label": label, "sizes": list(sizes), "strides": list(strides), "offset": offset,
             "dtype": t.dtype.name, "contiguous": t.is_contiguous(), "base": base, "ndim": ndim,
             "expanded": [d for d in range(ndim) if strides[d] == 0 and sizes[d] > 1],
@@ -252,24 +284,31 @@ def _caption(v):
 
 # ---- layout and drawing --------------------------------------------------------------------------------
 
-def storage_svg(*tensors, labels=None, values=True, max_cells=256, max_rows=16, max_cols=16, max_slices=8):
+def storage_svg(*tensors, labels=None, values=True, max_cells=256, max_rows=16, max_cols=16, max_slices=8,
+                max_tensors=16, max_elements=2048):
     """The storage picture of these tensors as an SVG string (see the module docstring)."""
     scene = storage_scene(*tensors, labels=labels, values=values, max_cells=max_cells, max_rows=max_rows,
-                          max_cols=max_cols, max_slices=max_slices)
+                          max_cols=max_cols, max_slices=max_slices, max_tensors=max_tensors,
+                          max_elements=max_elements)
     cell_w = _cell_width(scene, values)
     blocks, y = [], PAD
     for s in scene["storages"]:                       # measure everything first, then draw
         block = _layout_storage(s, cell_w, PAD, y)
         blocks.append(block)
         y += block["h"] + 2 * PAD
-    width = max([PAD + b["w"] for b in blocks] + [200]) + PAD
-    height = max(y - PAD, 2 * PAD)
+    notes_w = max((_text_w(note, CAPTION_SIZE) for note in scene["notes"]), default=0)
+    width = max([PAD + b["w"] for b in blocks] + [200, PAD + notes_w]) + PAD
+    height = max(y - PAD, 2 * PAD) + LINE_H * len(scene["notes"])
     doc = Svg(width, height, cls="tt-storage", data={"storages": len(blocks)})
     for n, block in enumerate(blocks):
         if n:                                         # a line between two storages
             doc.line(PAD, block["y"] - PAD, width - PAD, block["y"] - PAD, stroke="#999",
                      stroke_dasharray="4 4")
         _draw_storage(doc, block, cell_w, values)
+    ny = max(y - PAD, 2 * PAD)
+    for note in scene["notes"]:                       # what was left out of the whole picture
+        doc.text(PAD, ny + 12, note, cls="tt-note", size=CAPTION_SIZE, anchor="start", fill=NOTE_INK)
+        ny += LINE_H
     return doc.to_string()
 
 

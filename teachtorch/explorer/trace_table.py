@@ -21,12 +21,10 @@ PyTorch's nearest tools print text only: LoggingTensorMode (torch/testing/_inter
 whose format trace_text copies, and DebugMode (torch.utils._debug_mode). Neither folds loops.
 """
 
-from xml.sax.saxutils import escape
-
 import numpy as np
 
 from ..dispatch.trace import TensorInfo, _logging_line
-from .svg import Svg
+from .svg import Svg, clean
 
 MAX_PERIOD = 64          # the longest loop body (in calls) folding looks for
 
@@ -96,7 +94,7 @@ def signature(first):
 
 
 def _hop(key, kernel, ns):
-    return {"key": key, "kernel": kernel, "us": round(ns / 1000, 1)}
+    return {"key": key, "kernel": clean(kernel), "us": round(ns / 1000, 1)}
 
 
 def _path(path):
@@ -110,22 +108,25 @@ def _path(path):
 
 
 def _row(first, path, inner):
+    """One call as a row. Names from the student's code (ops registered with teachtorch.library, kernels,
+    custom Functions' nodes, argument reprs, error messages) may hold any character: every text is cleaned
+    (svg.clean), so that the rows are valid in an SVG and can be sent to the browser as they are."""
     ins, outs = _tensors(first.inputs), _tensors(first.outputs)
     return {
         "section": "forward" if first.backward_node is None else "backward",
-        "op": first.aten_name,
+        "op": clean(first.aten_name),
         "path": _path(path),
-        "calls": inner,
+        "calls": [clean(c) for c in inner],
         "inputs": [_tensor_dict(t) for t in ins],
         "outputs": [_tensor_dict(t) for t in outs],
         "storages": sorted({str(t.storage_id) for t in ins + outs}),
-        "backward_node": first.backward_node,
+        "backward_node": None if first.backward_node is None else clean(first.backward_node),
         "backward_node_id": None if first.backward_node_id is None else f"n{first.backward_node_id}",
         "time_us": round(first.duration_ns / 1000, 1),
         "count": 1,
         "fold": None,
-        "text": _logging_line(first),
-        "error": first.error,
+        "text": clean(_logging_line(first)),
+        "error": None if first.error is None else clean(first.error),
     }
 
 
@@ -412,7 +413,7 @@ def _svg_row(doc, i, row, text, widths, y, width, names):
     if row["fold"]:
         data["fold"] = row["fold"]["block"]
     with doc.group(cls="tt-row", data=data):
-        doc.raw(f"<title>{escape(_tooltip(row, names))}</title>")
+        doc.tooltip(_tooltip(row, names))
         doc.rect(0, y, width, ROW_H, fill="#f4f6fa" if i % 2 else "#ffffff")
         if row["fold"]:
             doc.rect(0, y, 4, ROW_H, fill=FOLD)       # the bar that brackets a folded loop body

@@ -29,6 +29,7 @@ except ImportError as e:        # the rest of the explorer works without Jupyter
 
 from . import frontend, graph_diagram, storage_diagram, trace_table
 from .recorder import Recorder
+from .svg import clean
 
 
 class _View(anywidget.AnyWidget):
@@ -43,6 +44,11 @@ class _View(anywidget.AnyWidget):
         if "_kind" in cls.__dict__:       # not for the subclasses ipywidgets makes to add traits
             cls._esm = frontend.esm_source(cls._kind)
             cls._css = frontend.css_source()
+
+    @traitlets.validate("title")
+    def _clean_title(self, proposal):
+        # shown in the page and sent as UTF-8: no control characters, no lone surrogates (svg.clean)
+        return clean(proposal["value"])
 
     def static_html(self):
         """The picture without JavaScript (what nbconvert, GitHub and the slides show)."""

@@ -1,0 +1,142 @@
+"""What a student sees after `make lab`: JupyterLab on their own copy of the course (work/), open at the
+first lesson, which is a jupytext .py file shown as a notebook; running it works, saving writes the .py in
+work/ (no .ipynb appears beside it) and never touches the shipped lessons/. Driven by Debian's Chromium
+through Playwright, as in test_explorer_jupyterlab.py; screenshots go to test-artifacts/."""
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import jupytext
+import pytest
+
+from browser.harness import artifacts_dir as _artifacts_dir, launch_chromium
+from test_explorer_jupyterlab import LOCAL, _free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+START = "lessons/00_start.py"
+
+
+def artifacts_dir():
+    return _artifacts_dir(ROOT / "test-artifacts")
+
+
+def _digest(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def student_lab(tmp_path_factory):
+    """`make work` in a copy of the checkout, then JupyterLab started as `make lab` starts it."""
+    checkout = tmp_path_factory.mktemp("checkout")
+    shutil.copy(ROOT / "Makefile", checkout / "Makefile")
+    for folder in ("lessons", "examples", "slides"):
+        shutil.copytree(ROOT / folder, checkout / folder)
+    subprocess.run(["make", "-s", "work"], cwd=checkout, check=True)
+    work = checkout / "work"
+    runtime = tmp_path_factory.mktemp("runtime")
+    port = _free_port()
+    config = runtime / "jupyter_config.py"
+    config.write_text(
+        f"c.ServerApp.port = {port}\nc.ServerApp.port_retries = 0\nc.ServerApp.open_browser = False\n"
+        "c.IdentityProvider.token = ''\nc.ServerApp.password = ''\nc.ServerApp.disable_check_xsrf = True\n"
+        "c.ServerApp.allow_root = True\n"
+        f"c.LabApp.workspaces_dir = {str(runtime / 'workspaces')!r}\n")
+    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(runtime / "config"), JUPYTER_RUNTIME_DIR=str(runtime / "rt"))
+    log = open(runtime / "server.log", "w")
+    # the same flags as the Makefile's `lab` target
+    proc = subprocess.Popen([sys.executable, "-m", "jupyterlab", f"--config={config}",
+                             f"--ServerApp.root_dir={work}", f"--LabApp.default_url=/lab/tree/{START}"],
+                            stdout=log, stderr=subprocess.STDOUT, env=env, cwd=checkout)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 90
+    while True:
+        try:
+            urllib.request.urlopen(url + "/api/status", timeout=2)
+            break
+        except OSError:
+            if proc.poll() is not None or time.time() > deadline:
+                proc.kill()
+                raise RuntimeError("jupyter lab did not start:\n" + (runtime / "server.log").read_text()[-3000:])
+            time.sleep(0.5)
+    yield url, checkout, work
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+def _output_text(page):
+    return "\n".join(page.locator(".jp-OutputArea-output").all_inner_texts())
+
+
+def test_make_lab_opens_the_first_lesson_as_a_notebook_and_saves_into_work(student_lab):
+    url, checkout, work = student_lab
+    shipped = _digest(checkout / START)
+    cells = jupytext.read(checkout / START).cells
+    with launch_chromium() as browser:
+        browser.route("**/*", lambda route: route.continue_() if route.request.url.startswith(LOCAL)
+                      else route.abort())
+        page = browser.new_page()
+        page.set_viewport_size({"width": 1400, "height": 1000})
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(url + "/")                    # `make lab` opens the browser here: it redirects to the lesson
+        try:
+            page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell", timeout=90_000)
+        except Exception:
+            page.screenshot(path=str(artifacts_dir() / "lab_student_failed.png"), full_page=True)
+            raise
+        # the lesson is a notebook: one cell per jupytext cell, markdown rendered
+        page.wait_for_function(f"document.querySelectorAll('.jp-NotebookPanel .jp-Cell').length >= {len(cells)}",
+                               timeout=30_000)
+        assert page.locator(".jp-NotebookPanel .jp-Cell").count() == len(cells)
+        page.wait_for_selector(".jp-NotebookPanel .jp-MarkdownCell .jp-RenderedHTMLCommon h1", timeout=30_000)
+        assert page.locator(".lm-TabBar-tab.jp-mod-current .lm-TabBar-tabLabel").inner_text() == "00_start.py"
+        # the file browser shows the lessons, and one level up the whole course: examples, talk decks
+        page.wait_for_selector(".jp-DirListing-item", timeout=30_000)
+        names = [n.strip() for n in page.locator(".jp-DirListing-itemName").all_inner_texts()]
+        assert names == sorted(p.name for p in (work / "lessons").glob("*.py")), names
+        page.locator(".jp-BreadCrumbs-home").click()
+        page.wait_for_function("[...document.querySelectorAll('.jp-DirListing-itemName')]"
+                               ".some(e => e.innerText.trim() == 'examples')", timeout=30_000)
+        names = [n.strip() for n in page.locator(".jp-DirListing-itemName").all_inner_texts()]
+        assert {"lessons", "examples", "slides"} <= set(names), names
+
+        # run the first two code cells: the import and the first tensor
+        code = page.locator(".jp-NotebookPanel .jp-CodeCell")
+        for attempt in range(6):       # a keystroke sent before the kernel is up can be lost
+            for i in (0, 1):
+                code.nth(i).locator(".jp-InputArea-editor").click()
+                page.keyboard.press("Shift+Enter")
+            try:
+                page.wait_for_function("[...document.querySelectorAll('.jp-OutputArea-output')]"
+                                       ".some(e => e.innerText.includes('tensor('))", timeout=20_000)
+                break
+            except Exception:
+                if attempt == 5:
+                    page.screenshot(path=str(artifacts_dir() / "lab_student_failed.png"), full_page=True)
+                    raise
+        assert "tensor(" in _output_text(page) and "Error" not in _output_text(page)
+
+        # the student edits a cell and saves: the .py in work/ changes, nothing else
+        code.nth(0).locator(".jp-InputArea-editor").click()
+        page.keyboard.press("End")
+        page.keyboard.type("  # my note")
+        page.keyboard.press("Control+s")
+        deadline = time.time() + 30
+        while "# my note" not in (work / START).read_text() and time.time() < deadline:
+            time.sleep(0.3)
+        page.screenshot(path=str(artifacts_dir() / "lab_student.png"))
+        assert "# my note" in (work / START).read_text()
+        assert jupytext.read(work / START).cells[0].cell_type == cells[0].cell_type
+        assert not list(work.rglob("*.ipynb")), "saving made an .ipynb beside the lesson"
+        assert _digest(checkout / START) == shipped, "the shipped lesson was changed"
+        assert not errors, errors
