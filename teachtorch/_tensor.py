@@ -218,6 +218,8 @@ class Tensor:
 
     def numpy(self, *, force=False):
         """A NumPy array sharing this tensor's memory (a strided view), as `torch.Tensor.numpy()`."""
+        if type(force) is not bool:   # the parser takes True or False only: not 'x', 1 or numpy.bool
+            raise TypeError(f"numpy(): argument 'force' must be bool, not {typename(force)}")
         if self.requires_grad and not force:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
@@ -351,3 +353,11 @@ class Tensor:
 
 def is_tensor(obj):
     return isinstance(obj, Tensor)
+
+
+def typename(obj):
+    """The type name PyTorch's argument errors print (`THPUtils_typename`): int, Tensor, numpy.ndarray."""
+    if isinstance(obj, Tensor):
+        return "Tensor"
+    t = type(obj)
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"

@@ -15,7 +15,7 @@ import pytest
 import torch
 
 import teachtorch as tt
-from parity import assert_same
+from parity import as_on_cpu, assert_same
 
 
 def both(fn):
@@ -25,7 +25,8 @@ def both(fn):
     except Exception as e:
         with pytest.raises(type(e)) as info:
             fn(tt)
-        assert str(info.value) == str(e), f"message:\n  got      {info.value}\n  expected {e}"
+        got = as_on_cpu(str(info.value))   # (the [cuda] run says torch.cuda.FloatTensor: torch's says torch.Float...)
+        assert got == str(e), f"message:\n  got      {info.value}\n  expected {e}"
         return None, e
     return fn(tt), expected
 
@@ -306,6 +307,62 @@ def test_inference_mode_like_torch():
         both(lambda lib: fn(lib, run(lib)[1]))
 
 
+def test_grad_mode_decorators_on_generators_and_without_parentheses_like_torch():
+    """@no_grad() on a generator function covers the generator's body each time it runs, and the caller's
+    mode is back whenever it yields (torch.utils._contextlib._wrap_generator); @no_grad, @enable_grad and
+    @inference_mode also work without parentheses."""
+    def run(lib):
+        x = leaf(lib, [1.0, 2.0])
+        seen = []
+
+        @lib.no_grad()
+        def numbers(n):
+            for i in range(n):
+                seen.append(("body", lib.is_grad_enabled()))
+                got = yield (x * i).requires_grad
+                seen.append(("sent", got))
+            return "done"
+
+        gen = numbers(3)
+        seen.append(("outside before", lib.is_grad_enabled()))
+        seen.append(("first", next(gen)))
+        seen.append(("between", lib.is_grad_enabled(), (x * 2).requires_grad))
+        seen.append(("second", gen.send("hello")))
+        with pytest.raises(ValueError):
+            gen.throw(ValueError("stop"))
+        seen.append(("after throw", lib.is_grad_enabled()))
+        seen.append(("list", list(numbers(2))))
+        gen = numbers(5)
+        next(gen)
+        gen.close()
+        seen.append(("after close", lib.is_grad_enabled()))
+
+        @lib.no_grad
+        def bare(t):
+            return (t * 2).requires_grad
+
+        @lib.enable_grad
+        def bare_enable(t):
+            return (t * 2).requires_grad
+
+        @lib.inference_mode
+        def bare_inference():
+            return lib.ones(1).is_inference()
+
+        seen.append(("bare", bare(x), bare_enable(x), bare_inference()))
+        with lib.no_grad():
+            seen.append(("enable inside no_grad", bare_enable(x)))
+        return seen
+    got, expected = both(run)
+    assert got == expected
+
+
+@pytest.mark.parametrize("mode", ["yes", 1, None])
+def test_set_grad_enabled_refuses_what_is_not_a_bool_like_torch(mode):
+    both(lambda lib: lib.set_grad_enabled(mode))
+    assert tt.is_grad_enabled()
+
+
 # ---- hooks ----------------------------------------------------------------------------------------------
 
 
@@ -350,6 +407,121 @@ def test_leaf_hook_registered_before_any_graph_survives():
         (x * 2).sum().backward()
         return x.grad
     same(run)
+
+
+def same_or_same_error(fn):
+    """`same` where torch returns, `both`'s error check where it raises."""
+    got, expected = both(fn)
+    if not isinstance(expected, Exception):
+        assert_same(got, expected)
+
+
+def _named_hook(g):
+    return 5
+
+
+class _CallableHook:            # no __name__: PyTorch names it '<unknown>'
+    def __call__(self, g):
+        return g.sum()
+
+
+# What a tensor hook returns instead of the gradient `g`; PyTorch checks it at the hook (python_hook.cpp).
+TENSOR_HOOK_RESULTS = {
+    "int": lambda lib, g: 5,
+    "named_function": _named_hook,
+    "list": lambda lib, g: [g],
+    "tuple": lambda lib, g: (g,),
+    "ndarray": lambda lib, g: np.ones(3, np.float32),
+    "wrong_size": lambda lib, g: lib.ones(4),
+    "wrong_rank": lambda lib, g: lib.ones(1, 3),
+    "wrong_dtype": lambda lib, g: g.double(),
+    "wrong_int_dtype": lambda lib, g: g.long(),
+    "wrong_device": lambda lib, g: g.to("meta"),
+    "callable_object": _CallableHook(),
+    "same_object": lambda lib, g: g,
+    "strided_like": lambda lib, g: lib.ones(6)[::2] * 5,
+    "expanded_like": lambda lib, g: lib.ones(1).expand(3),
+    "requires_grad": lambda lib, g: lib.ones(3, requires_grad=True),
+}
+
+
+def _hook(name, lib):
+    hook = TENSOR_HOOK_RESULTS[name]
+    if isinstance(hook, _CallableHook) or hook is _named_hook:
+        return hook
+    return lambda g: hook(lib, g)
+
+
+@pytest.mark.parametrize("where", ["non_leaf", "leaf"])
+@pytest.mark.parametrize("name", TENSOR_HOOK_RESULTS)
+def test_tensor_hook_result_is_checked_like_torch(name, where):
+    def run(lib):
+        x = leaf(lib, [1.0, 2.0, 3.0])
+        if where == "leaf":
+            x.register_hook(_hook(name, lib))
+            (x * 2).sum().backward()
+        else:
+            y = x * 2
+            y.register_hook(_hook(name, lib))
+            y.sum().backward()
+        return x.grad, x.grad.requires_grad
+    same_or_same_error(run)
+
+
+def test_tensor_hook_cannot_replace_a_missing_gradient():
+    def run(lib):
+        x = leaf(lib, [1.0, 2.0, 3.0, 4.0])
+        a, b = x.split(2)
+        b.register_hook(lambda g: lib.ones(2))    # b gets no gradient: its hook sees None
+        a.sum().backward()
+        return x.grad
+    both(run)
+
+
+def _node_hook_run(lib, kind, hook, two_inputs=False):
+    x = leaf(lib, [1.0, 2.0, 3.0])
+    y = x * leaf(lib, [1.0, 1.0, 1.0]) if two_inputs else x * 2
+    getattr(y.grad_fn, kind)(hook)
+    y.sum().backward()
+    return x.grad
+
+
+@pytest.mark.parametrize("result", [
+    lambda lib, go: 5, lambda lib, go: go[0], lambda lib, go: [go[0]], lambda lib, go: (go[0], go[0]),
+    lambda lib, go: (), lambda lib, go: (5,), lambda lib, go: (lib.ones(4),), lambda lib, go: (go[0].double(),),
+    lambda lib, go: (None,), lambda lib, go: (go[0] * 3,), lambda lib, go: go,
+], ids=["int", "tensor", "list", "too_many", "too_few", "tuple_of_int", "wrong_size", "wrong_dtype", "none",
+        "scaled", "same"])
+def test_node_prehook_result_is_checked_like_torch(result):
+    same_or_same_error(lambda lib: _node_hook_run(lib, "register_prehook", lambda go: result(lib, go)))
+    both(lambda lib: _node_hook_run(lib, "register_prehook", _named_hook))
+
+
+@pytest.mark.parametrize("result", [
+    lambda lib, gi, go: 5, lambda lib, gi, go: [gi[0], gi[1]], lambda lib, gi, go: (gi[0],),
+    lambda lib, gi, go: (gi[0], lib.ones(2)), lambda lib, gi, go: (gi[0], gi[1].double()),
+    lambda lib, gi, go: (gi[0], None), lambda lib, gi, go: (gi[0] * 3, gi[1]), lambda lib, gi, go: gi,
+], ids=["int", "list", "too_few", "wrong_size", "wrong_dtype", "none", "scaled", "same"])
+def test_node_posthook_result_is_checked_like_torch(result):
+    same_or_same_error(
+        lambda lib: _node_hook_run(lib, "register_hook", lambda gi, go: result(lib, gi, go), two_inputs=True))
+
+
+def test_node_posthook_cannot_fill_a_missing_gradient():
+    # x * 2 has one input that needs no gradient: its grad_input is None and must stay None
+    both(lambda lib: _node_hook_run(lib, "register_hook", lambda gi, go: (gi[0], gi[0])))
+
+
+@pytest.mark.parametrize("result", [
+    lambda lib, t: 5, lambda lib, t: t, lambda lib, t: t * 1, lambda lib, t: lib.ones(4), lambda lib, t: None,
+], ids=["int", "same", "tensor", "wrong_size", "none"])
+def test_post_accumulate_grad_hook_must_return_none(result):
+    def run(lib):
+        x = leaf(lib, [1.0, 2.0, 3.0])
+        x.register_post_accumulate_grad_hook(lambda t: result(lib, t))
+        (x * 2).sum().backward()
+        return x.grad
+    same_or_same_error(run)
 
 
 def test_retain_grad_and_hook_errors():

@@ -228,6 +228,61 @@ def test_schema_parsing_and_binding():
         op.schema.bind((1,), {})
 
 
+# Python ints that do not fit an `int` argument's int64, refused as PyTorch's argument parser refuses them:
+# ValueError for a lone int, TypeError naming the argument and the position for an element of a list.
+BIG = 10**20
+INT64_OVERFLOWS = {
+    "tril": lambda lib, x: x.tril(BIG), "triu": lambda lib, x: lib.triu(x, -BIG),
+    "tril_2**63": lambda lib, x: x.tril(2**63), "triu_-2**63-1": lambda lib, x: x.triu(-2**63 - 1),
+    "tril_": lambda lib, x: x.clone().tril_(BIG), "tril_out": lambda lib, x: lib.tril(x, BIG, out=lib.empty(3, 4)),
+    "tril_keyword": lambda lib, x: x.tril(diagonal=BIG),
+    "sum_dim": lambda lib, x: x.sum(BIG), "sum_dims": lambda lib, x: x.sum((0, BIG)),
+    "transpose": lambda lib, x: x.transpose(BIG, 0), "narrow_start": lambda lib, x: x.narrow(0, BIG, 1),
+    "narrow_length": lambda lib, x: x.narrow(0, 0, -BIG), "roll": lambda lib, x: x.roll(BIG),
+    "roll_list": lambda lib, x: x.roll([BIG], [0]), "roll_dims": lambda lib, x: x.roll(1, BIG),
+    "repeat": lambda lib, x: x.repeat(BIG, 1), "repeat_tuple": lambda lib, x: x.repeat((1, BIG)),
+    "view": lambda lib, x: x.view(BIG), "reshape": lambda lib, x: x.reshape(-1, BIG),
+    "expand": lambda lib, x: x.expand(BIG, 3, 4), "unsqueeze": lambda lib, x: x.unsqueeze(BIG),
+    "select": lambda lib, x: x.select(0, BIG), "flatten": lambda lib, x: x.flatten(BIG),
+    "diagonal": lambda lib, x: x.diagonal(BIG), "topk": lambda lib, x: x.topk(BIG),
+    "chunk": lambda lib, x: x.chunk(BIG), "split": lambda lib, x: x.split(BIG),
+    "split_list": lambda lib, x: x.split([BIG, 1]),
+    "unfold": lambda lib, x: x.unfold(0, BIG, 1), "movedim": lambda lib, x: x.movedim(BIG, 0),
+    "movedim_list": lambda lib, x: x.movedim([BIG], [0]), "permute": lambda lib, x: x.permute(BIG, 0),
+    "cumsum": lambda lib, x: x.cumsum(BIG), "flip": lambda lib, x: x.flip(BIG), "rot90": lambda lib, x: x.rot90(BIG),
+    "cat": lambda lib, x: lib.cat([x, x], BIG), "gather": lambda lib, x: x.gather(BIG, lib.zeros(3, 4, dtype=lib.long)),
+    "as_strided_size": lambda lib, x: x.as_strided((2**63,), (0,)),
+    "as_strided_offset": lambda lib, x: lib.as_strided(x, size=(1,), stride=(1,), storage_offset=2**64),
+    "zeros": lambda lib, x: lib.zeros(BIG), "zeros_tuple": lambda lib, x: lib.zeros((2, BIG)),
+    "empty": lambda lib, x: lib.empty(BIG), "full": lambda lib, x: lib.full((BIG,), 1.0),
+    "randn": lambda lib, x: lib.randn(2, BIG), "new_zeros": lambda lib, x: x.new_zeros(BIG),
+    "new_full": lambda lib, x: x.new_full((BIG,), 1.0),
+}
+
+
+@pytest.mark.parametrize("case", INT64_OVERFLOWS)
+def test_int_arguments_must_fit_int64(case):
+    fn = INT64_OVERFLOWS[case]
+    with pytest.raises((TypeError, ValueError)) as expected:
+        fn(torch, torch.zeros(3, 4))
+    with pytest.raises(type(expected.value)) as got:
+        fn(tt, tt.zeros(3, 4))
+    # PyTorch's TypeError carries a C++ traceback inside its quotes; teachtorch's closes the quote at once
+    want = str(expected.value).split("\nException raised from")[0]
+    assert str(got.value) == (want + '"' if want.count('"') % 2 else want)
+
+
+def test_int_arguments_at_the_int64_limits_are_accepted():
+    for fn in (lambda lib, x: x.tril(2**63 - 1), lambda lib, x: x.triu(-2**63), lambda lib, x: x.roll(2**63 - 1),
+               lambda lib, x: x.narrow(0, 0, 3), lambda lib, x: x.as_strided((2**62,), (0,)).shape,
+               lambda lib, x: x[10**20:], lambda lib, x: x[2**63 - 1:], lambda lib, x: x[:-2**62]):
+        check(fn, rand(3, 4))
+    # slice bounds are clamped, not refused (PyTorch warns when it truncates one below -2**62)
+    for fn in (lambda lib, x: x[-10**20:10**20], lambda lib, x: x[:, :-2**62 - 1]):
+        with pytest.warns(UserWarning, match="Truncating the start/stop/step of slice"):
+            check(fn, rand(3, 4))
+
+
 def test_ops_namespace():
     assert tt.ops.aten.add.Tensor is tt.dispatch.lookup("aten::add.Tensor")
     assert "Tensor" in tt.ops.aten.add.overloads() and "out" in tt.ops.aten.add.overloads()
@@ -249,3 +304,72 @@ def test_ops_called_below_ad_inplace_or_view_do_not_bump_again(lib):
     tt.ops.teachtest.add_twice_(x, tt.ones(3))
     assert x.tolist() == [2.0, 2.0, 2.0] and x._version == 1
     assert dispatcher.tls.exclude == 0
+
+
+# ---- a trace left on around a long loop --------------------------------------------------------------------
+
+
+def _train_steps(n, w):
+    for _ in range(n):
+        loss = (w * w).exp().sum()
+        loss.backward()
+        w.grad = None
+
+
+def test_trace_is_bounded_by_default_and_says_what_it_dropped():
+    w = tt.randn(8, requires_grad=True)
+    from teachtorch.dispatch.trace import DEFAULT_MAX_EVENTS as limit
+    with tt.dispatch.trace() as t:
+        _train_steps(2500, w)          # ~20 hops a step: well past the default bound
+    assert t.max_events == limit and t.dropped > 0
+    assert len(t.events) <= 2 * limit and len(t.backward_events) <= limit
+    assert t.backward_seen > len(t.backward_events) and t.backward_dropped == t.backward_seen - len(t.backward_events)
+    text = t.format()
+    assert text.startswith(f"... {t.dropped} earlier hops dropped (max_events={limit}; trace(max_events=None) keeps all)")
+    assert t.events[0].depth == 0                  # whole calls are dropped, never part of one
+    with tt.dispatch.trace(max_events=None) as everything:
+        _train_steps(3, w)
+    assert everything.dropped == 0 and not everything.format().startswith("...")
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.5, "many"])
+def test_trace_max_events_must_be_a_positive_int_or_none(bad):
+    with pytest.raises(ValueError, match="max_events must be a positive int or None"):
+        tt.dispatch.trace(max_events=bad)
+
+
+def test_trace_memory_stays_flat_over_a_long_loop():
+    """A bounded trace keeps no gradients, nodes or tensors beyond its window (backward_events included)."""
+    import tracemalloc
+    w = tt.randn(256, requires_grad=True)
+    with tt.dispatch.trace(max_events=400):
+        _train_steps(300, w)                       # fill the window
+        tracemalloc.start()
+        _train_steps(50, w)
+        warm, _ = tracemalloc.get_traced_memory()
+        _train_steps(1500, w)
+        after, _ = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    assert after - warm < 1_000_000, f"the trace grew by {after - warm} bytes over 1500 steps"
+
+
+def test_a_failing_backward_inside_a_trace_leaves_later_ops_in_forward():
+    class Boom(tt.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            raise RuntimeError("boom")
+
+    x = tt.ones(3, requires_grad=True)
+    with tt.dispatch.trace() as t:
+        with pytest.raises(RuntimeError, match="boom"):
+            (Boom.apply(x) * x).sum().backward()
+        assert t.backward_node is None
+        count = t._count
+        tt.ones(2) + 1
+    later = [e for e in t.events if e.index >= count]
+    assert later and all(e.backward_node is None and e.backward_node_id is None for e in later)
+    assert tt.is_grad_enabled()

@@ -3,6 +3,7 @@ argument errors (type and exact message), out=, and the random ops' API, ranges,
 into every layout (values cannot match PyTorch's bit for bit: teachtorch draws from NumPy's PCG64)."""
 
 import math
+import tracemalloc
 import warnings
 
 import numpy as np
@@ -149,6 +150,55 @@ def test_tensor_numpy_errors():
 @pytest.mark.parametrize("dtype", ALL, ids=str)
 def test_tensor_requires_grad(dtype):
     check(lambda lib, d: lib.tensor([1, 2], dtype=d, requires_grad=True), dtype)
+
+
+REQUIRES_GRAD_FACTORIES = {
+    "tensor": lambda lib, rg: lib.tensor([1.0], requires_grad=rg),
+    "new_tensor": lambda lib, rg: lib.zeros(2).new_tensor([1.0], requires_grad=rg),
+    "zeros": lambda lib, rg: lib.zeros(2, requires_grad=rg),
+    "zeros_out": lambda lib, rg: lib.zeros(2, requires_grad=rg, out=lib.empty(2)),
+    "ones": lambda lib, rg: lib.ones(2, requires_grad=rg),
+    "empty": lambda lib, rg: lib.empty(2, requires_grad=rg).shape,
+    "full": lambda lib, rg: lib.full((2,), 1.0, requires_grad=rg),
+    "empty_strided": lambda lib, rg: lib.empty_strided((2,), (1,), requires_grad=rg).shape,
+    "zeros_like": lambda lib, rg: lib.zeros_like(lib.ones(2), requires_grad=rg),
+    "full_like": lambda lib, rg: lib.full_like(lib.ones(2), 3.0, requires_grad=rg),
+    "new_zeros": lambda lib, rg: lib.ones(2).new_zeros(2, requires_grad=rg),
+    "new_ones": lambda lib, rg: lib.ones(2).new_ones(2, requires_grad=rg),
+    "new_empty": lambda lib, rg: lib.ones(2).new_empty(2, requires_grad=rg).shape,
+    "new_full": lambda lib, rg: lib.ones(2).new_full((2,), 1.0, requires_grad=rg),
+    "new_empty_strided": lambda lib, rg: lib.ones(2).new_empty_strided((2,), (1,), requires_grad=rg).shape,
+}
+
+
+@pytest.mark.parametrize("value", ["yes", 1, None, np.bool_(True)], ids=repr)
+@pytest.mark.parametrize("name", REQUIRES_GRAD_FACTORIES)
+def test_factory_requires_grad_takes_only_a_bool(name, value):
+    """True or False; None too (meaning False) where PyTorch's schema says `bool?`, but not in tensor()."""
+    check(lambda lib: REQUIRES_GRAD_FACTORIES[name](lib, value))
+
+
+@pytest.mark.parametrize("dtype", [None, tt.float64, tt.float16, tt.int32, tt.bool], ids=str)
+@pytest.mark.parametrize("kind", ["float", "int", "bool", "mixed"])
+def test_tensor_from_a_big_nested_list_peaks_at_the_result_size(kind, dtype):
+    """tensor(list) allocates its result once and fills it row by row: no list of every element, no float64
+    copy of the whole data (a 10^4 x 10^4 list of floats peaked at 5x its result before)."""
+    n = 300
+    make = {"float": lambda i, j: float(i * n + j) / 7, "int": lambda i, j: i * n + j - 5000,
+            "bool": lambda i, j: (i + j) % 3 == 0, "mixed": lambda i, j: [True, 2, 0.5][(i + j) % 3]}[kind]
+    data = [[make(i, j) for j in range(n)] for i in range(n)]
+    expected = torch.tensor(data, dtype=None if dtype is None else TORCH_DTYPE[dtype.name])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # int -> bool/int32/float16 conversions that overflow are checked elsewhere
+        tracemalloc.start()
+        try:
+            got = tt.tensor(data, dtype=dtype, device="cpu")
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+    assert_same(got, expected)
+    nbytes = got.numel() * got.element_size()
+    assert peak <= nbytes + 64 * n + 100_000, f"peak {peak} bytes for a result of {nbytes}"
 
 
 def test_tensor_on_meta_device():

@@ -12,6 +12,7 @@ random delay, thousands of times, with a fixed seed. The delays are random, so w
 reproducible; the number of trials makes every part of a training step likely to be hit many times.
 """
 
+import gc
 import random
 import signal
 
@@ -45,6 +46,7 @@ def thread_state():
         "saved_tensors_hooks": tuple(saved_tensors_hooks_stack),
         "listeners": autograd_graph._listeners,
         "numpy_errors": np.geterr(),
+        "gc_frozen": gc.get_freeze_count() > 0,
     }
 
 
@@ -222,3 +224,17 @@ def test_ctrl_c_in_kernels_restores_numpy_error_state():
         a.to(tt.float16) * 1e5
 
     interrupt_at_random(step, trials=1500, seed=4, max_delay_s=0.002)
+
+
+def test_ctrl_c_while_the_explorer_records():
+    """The live explorer's recorder: its trace, its backward listener and gc.freeze() are undone whether the
+    interrupt lands while it starts, while it records, or while it stops."""
+    from teachtorch.explorer.recorder import Recorder
+    step, model = _training_step(5)
+
+    def recorded():
+        with Recorder(interval=0.001, max_events=300):
+            while True:
+                step()
+
+    interrupt_at_random(recorded, trials=300, seed=5, max_delay_s=0.02, check=_still_trains(model))

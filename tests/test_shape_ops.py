@@ -8,11 +8,11 @@ layout, the others are contiguous), aliasing and errors are compared on every in
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import teachtorch as tt
-from parity import LAYOUTS, P, check, check_inplace, inputs, rand
+from parity import LAYOUTS, Draws, P, check, check_inplace, inputs, rand
 
 INPLACE_LAYOUTS = ("contiguous", "permuted", "sliced", "offset")
 DTYPES = ("float32", "float64", "float16", "int64", "int32", "uint8", "bool")
@@ -189,6 +189,15 @@ def test_tril_triu_dtypes(dtype):
     check(lambda lib, x: x.tril(), x)
     check(lambda lib, x: x.triu(-1), x)
     check_inplace(lambda lib, x: x.tril_(1), rand(3, 3, dtype=dtype, layout="sliced"))
+
+
+@pytest.mark.parametrize("diagonal", [10**20, 2**63, -2**63 - 1, 2**63 - 1, -2**63], ids=str)
+def test_tril_triu_diagonal_must_fit_int64(diagonal):
+    x = arange(3, 4)
+    check(lambda lib, x: x.tril(diagonal), x)
+    check(lambda lib, x: lib.triu(x, diagonal), x)
+    check(lambda lib, x: lib.tril(x, diagonal=diagonal, out=lib.empty(3, 4)), x)
+    check_inplace(lambda lib, x: x.triu_(diagonal), arange(3, 4, layout="sliced"))
 
 
 def test_tril_triu_errors():
@@ -447,6 +456,10 @@ def test_fuzz_cat_shapes_and_layouts(shape, data):
 
 
 @given(inputs(), st.data())
+# (8c67f5d, found by a random seed) roll((1, 1), (3, 1)) of a permuted (1, 2, 1, 2): PyTorch's roll_common rolls
+# one dim, then the rest (two cats), strides (4, 1, 4, 2); rolling every dim at once gave (4, 2, 2, 1).
+# Draws: flip dims, roll dims, shifts, flat shift, repeats, repeat_interleave's dim and count
+@example(p=rand(1, 2, 1, 2, layout="permuted", seed=2), data=Draws([], [3, 1], [1, 1], 0, [1, 1, 1, 1], 0, 1))
 def test_fuzz_flip_roll_repeat(p, data):
     nd = p.values.ndim
     if nd:

@@ -99,6 +99,19 @@ def test_requires_grad_rules():
     check(lambda lib: lib.ones(2, requires_grad=True).cpu().numpy())
 
 
+@pytest.mark.parametrize("value", ["yes", 1, 0, None, np.bool_(True), 1.0], ids=repr)
+def test_requires_grad_takes_only_a_bool(value):
+    check(lambda lib: lib.zeros(2).requires_grad_(value))
+    check(lambda lib: lib.zeros(2, dtype=lib.int64).requires_grad_(value))   # the type is checked first
+    check(lambda lib: setattr(lib.zeros(2), "requires_grad", value))
+
+
+@pytest.mark.parametrize("force", ["x", 1, None, np.bool_(True)], ids=repr)
+def test_numpy_force_takes_only_a_bool(force):
+    check(lambda lib: lib.zeros(2).numpy(force=force))
+    check(lambda lib: lib.zeros(2, requires_grad=True).numpy(force=force))
+
+
 @pytest.mark.cpu_only("numpy() views cpu memory")
 def test_numpy_shares_memory():
     x = tt.zeros(2, 3).t()

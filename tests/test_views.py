@@ -1,5 +1,7 @@
 """View ops: stride arithmetic, aliasing, `_base`, version counters, and parity with PyTorch on every layout."""
 
+import tracemalloc
+
 import numpy as np
 import pytest
 import torch
@@ -84,6 +86,72 @@ def test_as_strided_offset_is_absolute(layout):
 def test_as_strided_bounds_error():
     check(lambda lib, x: x.as_strided((2, 2), (1, 2), 10), rand(6))
     check(lambda lib, x: x.as_strided((2, 2), (1, 2, 3)), rand(6), msg=False)
+
+
+# Geometries PyTorch's setStrided refuses (or accepts) before making the view, in its order of checks: lengths,
+# negative strides, negative offset, the storage size in int64 (computeStorageNbytes), the bounds of the
+# storage (checkInBoundsForStorage, skipped when there is no element), the element count in int64.
+AS_STRIDED_GEOMETRIES = {
+    "huge_sizes_zero_strides": ((2**40, 2**40), (0, 0), None),   # 1 element of storage, 2**80 elements
+    "numel_2**63": ((2**32, 2**31), (0, 0), None),
+    "numel_fits": ((2**31, 2**31), (0, 0), None),                 # 2**62 elements over one: allowed
+    "negative_size": ((-1, 2), (1, 1), None),
+    "negative_size_stride_0": ((-1,), (0,), None),
+    "negative_stride": ((2, 2), (-1, 1), None),
+    "negative_stride_and_lengths": ((2, 2, 2), (-1, 1), None),
+    "negative_offset": ((5, 5), (1, 1), -1),
+    "negative_offset_and_overflow": ((-1, 2), (1, 1), -2),
+    "size_overflow": ((2**62, 2**62), (1, 1), None),
+    "stride_overflow": ((2**32, 2**32), (2**32, 1), None),
+    "offset_overflow": ((1,), (0,), 2**61),
+    "offset_past_the_end": ((1,), (1,), 12),
+    "offset_at_the_end": ((1,), (1,), 11),
+    "zero_size_far_offset": ((0, 2), (1, 1), 100),
+    "zero_size_huge_stride": ((2**40, 0), (2**62, 1), None),
+    "zero_dim_offset": ((), (), 12),
+    "out_of_bounds_2**40": ((2**40,), (1,), None),
+}
+
+
+@pytest.mark.parametrize("name", AS_STRIDED_GEOMETRIES)
+def test_as_strided_checks_geometry_like_torch(name):
+    size, stride, offset = AS_STRIDED_GEOMETRIES[name]
+    for x in (rand(3, 4), rand(3, 4, layout="offset")):
+        if name == "numel_fits":   # a valid view of 2**62 elements: compare geometry, never the values
+            for lib in (tt, torch):
+                y = x.build(lib).as_strided(size, stride, offset)
+                assert (tuple(y.shape), y.stride(), y.storage_offset()) == (size, stride, x.build(lib).storage_offset())
+            continue
+        check(lambda lib, x: x.as_strided(size, stride, offset), x)
+        check(lambda lib, x: lib.as_strided(x, size, stride, offset), x)
+
+
+def test_as_strided_on_meta_checks_no_storage():
+    def geometry(t):
+        return tuple(t.shape), t.stride(), t.storage_offset()
+    for size, stride, offset in [((5, 5), (5, 1), 100), ((2**62,), (4,), None), ((2**40, 2**40), (0, 0), None),
+                                 ((1,), (1,), -1), ((1,), (-1,), None)]:
+        check(lambda lib: geometry(lib.zeros(3, 4, device="meta").as_strided(size, stride, offset)))
+
+
+def test_as_strided_of_huge_geometry_allocates_nothing():
+    x = tt.zeros(3, 4)
+    tracemalloc.start()
+    try:
+        with pytest.raises(RuntimeError, match="numel: integer multiplication overflow"):
+            x.as_strided((2**40, 2**40), (0, 0))
+        y = x.as_strided((2**31, 2**31), (0, 0))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert y.shape == (2**31, 2**31) and y.untyped_storage().nbytes() == 48
+    assert peak < 100_000
+
+
+def test_expand_refuses_an_element_count_beyond_int64():
+    check(lambda lib, x: x.expand(2**40, 2**40, 3, 4), rand(3, 4))
+    check(lambda lib, x: x.expand(-2), rand(1))
+    check(lambda lib, x: x.expand(2**31, 2**31, 1).stride(), rand(1))
 
 
 def test_reference_examples():

@@ -3,6 +3,7 @@
 Read in this order:
     grad_mode.py          no_grad / enable_grad / inference_mode: the switch the autograd kernels check
     node.py               Node, AccumulateGrad: the graph's pieces
+    python_hook.py        hooks on nodes and tensors, and the checks on what they return
     saved_variable.py     what a node keeps for backward, and the in-place version check
     derivative.py         the derivatives table and the node classes generated from it
     variable_type.py      the autograd kernel: records a node for each op call (the Autograd dispatch key)

@@ -48,6 +48,8 @@ def accumulate_grad(variable, new_grad, owned):
     if old is None:
         if owned and not _GradMode.enabled and obeys_layout_contract(new_grad, variable):
             grad = new_grad                            # steal it: no one else can see it
+            if grad.requires_grad:                     # (a tensor hook's replacement may carry history: PyTorch
+                grad = grad.detach()                   # stores `new_grad.detach()`)
         else:
             grad = clone_obey_contract(new_grad, variable)
     elif _GradMode.enabled:

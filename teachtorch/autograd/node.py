@@ -14,7 +14,8 @@ When an op runs on tensors that require grad, its autograd kernel makes a Node f
 * `_input_metadata` holds shape, dtype and device of each forward output: the engine checks and fixes the
   gradients that arrive against it (and makes zeros for an output that got no gradient).
 * Hooks: `register_prehook(fn)` runs before the node with its incoming gradients, `register_hook(fn)` after,
-  with both. Tensor hooks (`Tensor.register_hook`) are kept per input slot in `_tensor_pre_hooks`.
+  with both. Tensor hooks (`Tensor.register_hook`) are kept per input slot in `_tensor_pre_hooks`. Each is
+  kept wrapped in a checker of what it returns (python_hook.py).
 
 Leaves get an `AccumulateGrad` node whose job is to add the gradient into `leaf.grad`; it has the largest
 sequence number so it runs as soon as it is ready (PyTorch uses UINT64_MAX).
@@ -23,6 +24,7 @@ sequence number so it runs as soon as it is ready (PyTorch uses UINT64_MAX).
 import itertools
 
 from . import anomaly_mode
+from .python_hook import PostHook, PreHook
 
 _next_sequence_nr = itertools.count()
 UINT64_MAX = 2 ** 64 - 1
@@ -101,16 +103,16 @@ class Node:
         return self.next_edges[i] is not None
 
     def register_hook(self, fn):
-        """`fn(grad_inputs, grad_outputs)` after the node runs; may return new grad_inputs."""
+        """`fn(grad_inputs, grad_outputs)` after the node runs; may return new grad_inputs (a tuple as long)."""
         if self._post_hooks is None:
             self._post_hooks = {}
-        return add_hook(self._post_hooks, fn)
+        return add_hook(self._post_hooks, PostHook(fn))
 
     def register_prehook(self, fn):
-        """`fn(grad_outputs)` before the node runs; may return new grad_outputs."""
+        """`fn(grad_outputs)` before the node runs; may return new grad_outputs (a tuple as long)."""
         if self._pre_hooks is None:
             self._pre_hooks = {}
-        return add_hook(self._pre_hooks, fn)
+        return add_hook(self._pre_hooks, PreHook(fn))
 
     def _register_tensor_pre_hook(self, input_nr, fn):
         if self._tensor_pre_hooks is None:

@@ -4,9 +4,10 @@ These live with autograd rather than in _tensor.py because they mean something o
 exists (PyTorch splits them the same way: torch/_tensor.py and python_variable.cpp over AutogradMeta).
 """
 
-from .._tensor import Tensor
+from .._tensor import Tensor, typename
 from . import api, views
 from .node import add_hook
+from .python_hook import PostAccumulateGradHook, TensorPreHook
 
 
 def _grad_fn(self):
@@ -30,6 +31,9 @@ def _set_requires_grad(self, value):
 
 
 def requires_grad_(self, requires_grad=True):
+    if type(requires_grad) is not bool:   # the parser takes True or False only: not 1, 'yes' or numpy.bool
+        raise TypeError(f"requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
+                        f"{typename(requires_grad)}")
     if requires_grad and not self.dtype.is_floating_point:
         raise RuntimeError("only Tensors of floating point dtype can require gradients")
     if self.grad_fn is not None and not requires_grad:
@@ -103,6 +107,7 @@ def register_hook(self, hook):
     """
     if not self.requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    hook = TensorPreHook(hook)    # checks that a replacement is a tensor like the gradient
     fn = self.grad_fn
     if fn is None:
         return add_hook(self.__dict__.setdefault("_leaf_hooks", {}), hook)
@@ -148,7 +153,7 @@ def register_post_accumulate_grad_hook(self, hook):
     if not self.requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
     hooks = self.__dict__.setdefault("_post_accumulate_grad_hooks", {})
-    return add_hook(hooks, hook)
+    return add_hook(hooks, PostAccumulateGradHook(hook))
 
 
 def detach_(self):

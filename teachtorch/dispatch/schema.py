@@ -17,6 +17,15 @@ _ARG = re.compile(
     r"^(?P<type>[A-Za-z]+)(?:\((?P<alias>[^)]*)\))?(?P<suffix>[\[\]\d?]*)\s+(?P<name>\w+)(?:=(?P<default>.+))?$"
 )
 _NO_DEFAULT = object()
+INT64_MIN, INT64_MAX = -2 ** 63, 2 ** 63 - 1   # what an `int` argument holds in C++
+
+
+def unpack_int64(value):
+    """An int argument as PyTorch's parser unpacks it (`THPUtils_unpackLong`): a Python int must fit in int64.
+    (Anything else is passed on as it is: NumPy ints always fit, tensors are checked where they are read.)"""
+    if isinstance(value, int) and not INT64_MIN <= value <= INT64_MAX:
+        raise ValueError("Overflow when unpacking long long")
+    return value
 
 
 @dataclass
@@ -38,6 +47,11 @@ class Argument:
     @property
     def has_default(self):
         return self.default is not _NO_DEFAULT
+
+    @property
+    def is_int(self):
+        """`int`, `SymInt`, their lists (`int[]`, `SymInt[1]`) and optionals: held as int64 in C++."""
+        return self.type.startswith(("int", "SymInt"))
 
     def __str__(self):
         base, suffix = (self.type[:6], self.type[6:]) if self.is_tensor else (self.type, "")
@@ -68,6 +82,27 @@ class FunctionSchema:
     @property
     def tensor_positions(self):
         return [i for i, a in enumerate(self.arguments) if a.is_tensor]
+
+    @property
+    def int_positions(self):
+        """(position, is_list) of every int argument: the ones `check_int64` looks at."""
+        return tuple((i, "[" in a.type) for i, a in enumerate(self.arguments) if a.is_int)
+
+    def check_int64(self, args, positions):
+        """Refuse Python ints that do not fit in int64, as PyTorch's argument parser does when it unpacks them
+        (THPUtils_unpackLong): a lone int raises ValueError, an element of a list a TypeError naming the
+        argument and the element's position. Without this, `x.tril(10**20)` would quietly mean "everything".
+        """
+        for i, is_list in positions:
+            value = args[i]
+            if is_list and isinstance(value, (list, tuple)):
+                for pos, v in enumerate(value):
+                    if isinstance(v, int) and not INT64_MIN <= v <= INT64_MAX:
+                        raise TypeError(
+                            f"{self.name}(): argument '{self.arguments[i].name}' failed to unpack the "
+                            f"object at pos {pos + 1} with error \"Overflow when unpacking long long\"")
+            elif isinstance(value, int) and not INT64_MIN <= value <= INT64_MAX:
+                raise ValueError("Overflow when unpacking long long")
 
     def bind(self, args, kwargs, op_name=None):
         """Normalise a call to a tuple with every argument in schema order, defaults filled in."""

@@ -121,7 +121,8 @@ class trace:
         return self
 
     def __exit__(self, *exc):
-        dispatcher._active_trace = self._previous
+        if dispatcher._active_trace is self:      # (exiting a trace that is not the active one changes nothing)
+            dispatcher._active_trace = self._previous
         return False
 
     def clear(self):

@@ -153,11 +153,12 @@ class _LiveTrace(dispatch_trace):
     def hop(self, op, key, ks, args):
         if self._ops and self._ops[-1] is op and key < self._keys[-1]:
             return self._lower_hop(op, key, ks, args)
-        self._keys.append(key)
+        depth = len(self._keys)
         try:
+            self._keys.append(key)
             out = super().hop(op, key, ks, args)
         finally:
-            self._keys.pop()
+            del self._keys[depth:]        # back to the caller's depth, even after Ctrl-C (see _grad_mode.py)
         if not self._stack:               # a call from user code (or from the autograd engine) just ended
             self.recorder._after_call(args, out, self.backward_node is not None)   # never raises
         return out
@@ -169,13 +170,14 @@ class _LiveTrace(dispatch_trace):
             first.lower = []
         note = [_KEY_NAMES.get(key, "Undefined"), dispatcher._qualname(kernel), 0]
         first.lower.append(note)
-        self._keys.append(key)
+        depth = len(self._keys)
         start = time.perf_counter_ns()
         try:
+            self._keys.append(key)
             return kernel(ks, *args)
         finally:
+            del self._keys[depth:]
             note[2] = time.perf_counter_ns() - start
-            self._keys.pop()
 
 
 class Recorder:
@@ -228,18 +230,31 @@ class Recorder:
         # collector would walk them together with every object the program already had (a notebook has
         # hundreds of thousands). gc.freeze() sets the objects that exist now aside from those passes
         # until __exit__; it is what the gc module offers for long-lived objects (see its docs).
-        gc.freeze()
-        self.trace.__enter__()
-        self._listen.__enter__()
+        try:
+            gc.freeze()
+            self.trace.__enter__()
+            self._listen.__enter__()
+        except BaseException:                 # Ctrl-C half-way in: undo what was done, then let it go on
+            self._stop_recording()
+            raise
         self._due = time.perf_counter() + self.interval
         return self
 
     def __exit__(self, *exc):
-        self._listen.__exit__(*exc)
-        self.trace.__exit__(*exc)
-        gc.unfreeze()
+        self._stop_recording()
         self.flush()                          # the final picture is always drawn (flush never raises)
         return False
+
+    def _stop_recording(self):
+        """Stop listening, close the trace, unfreeze the collector: each step runs even if the one before
+        was interrupted (a second Ctrl-C), and each is harmless if it was never started."""
+        try:
+            self._listen.__exit__(None, None, None)
+        finally:
+            try:
+                self.trace.__exit__(None, None, None)
+            finally:
+                gc.unfreeze()
 
     # -- events from the core: called inside the student's ops and backward, so they never raise --
     def _after_call(self, args, out, in_backward):

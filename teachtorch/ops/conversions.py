@@ -22,8 +22,8 @@ from .._device import as_device, device as _device_cls
 from .._tensor import Tensor
 from ._define import bind_method, define, register_kernel
 from .factories import (
-    _finish, _size_arg, _type_name, check_device, empty_op, empty_strided_op, full_op, memory_format,
-    ones_op, strides_for, zeros_op,
+    _finish, _size_arg, _type_name, check_device, check_requires_grad, empty_op, empty_strided_op, full_op,
+    memory_format, ones_op, strides_for, zeros_op,
 )
 from .tensor_new import copy_to, tensor
 
@@ -229,21 +229,25 @@ def _new_options(self, dtype, device):
 
 def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     """`tensor(data)` with self's dtype and device (not the dtype inferred from data)."""
+    check_requires_grad(requires_grad, "new_tensor", optional=False)
     dtype, device = _new_options(self, dtype, device)
     return tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    check_requires_grad(requires_grad, "new_empty")
     dtype, device = _new_options(self, dtype, device)
     return _finish(empty_op(_size_arg(size, "new_empty"), dtype=dtype, device=device), requires_grad)
 
 
 def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    check_requires_grad(requires_grad, "new_zeros")
     dtype, device = _new_options(self, dtype, device)
     return _finish(zeros_op(_size_arg(size, "new_zeros"), dtype=dtype, device=device), requires_grad)
 
 
 def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    check_requires_grad(requires_grad, "new_ones")
     dtype, device = _new_options(self, dtype, device)
     return _finish(ones_op(_size_arg(size, "new_ones"), dtype=dtype, device=device), requires_grad)
 
@@ -252,6 +256,7 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
              pin_memory=False):
     if not isinstance(size, (tuple, list)):
         raise TypeError(f"new_full(): argument 'size' (position 1) must be tuple of ints, not {_type_name(size)}")
+    check_requires_grad(requires_grad, "new_full")
     dtype, device = _new_options(self, dtype, device)
     fill_value = fill_value.item() if isinstance(fill_value, Tensor) else fill_value
     return _finish(full_op(_size_arg((size,), "new_full"), fill_value, dtype=dtype, device=device), requires_grad)
@@ -259,6 +264,7 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
 
 def new_empty_strided(self, size, stride, dtype=None, device=None, requires_grad=False, layout=None,
                       pin_memory=False):
+    check_requires_grad(requires_grad, "new_empty_strided")
     dtype, device = _new_options(self, dtype, device)
     return _finish(empty_strided_op(_size_arg((size,), "new_empty_strided"), tuple(stride), dtype=dtype,
                                     device=device), requires_grad)

@@ -39,6 +39,7 @@ from ..backends import cuda as cuda_backend
 from ..backends import empty as _empty_tensor
 from ..dispatch.backend_select import backend_select_kernel
 from ..dispatch.dispatcher import impl
+from ..dispatch.schema import INT64_MAX, INT64_MIN
 from ..kernels.pointwise import write_out
 from ._define import define, register_kernel
 
@@ -130,7 +131,11 @@ def _size_arg(size, fn="zeros", keywords=None):
         if not (_is_index(s) or isinstance(s, bool)):
             raise TypeError(f"{fn}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
                             f"\"type must be tuple of ints,but got {_type_name(s)}\"")
-        out.append(operator.index(s))
+        s = operator.index(s)
+        if not INT64_MIN <= s <= INT64_MAX:   # sizes are int64 in PyTorch
+            raise TypeError(f"{fn}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
+                            "\"Overflow when unpacking long long\"")
+        out.append(s)
     return tuple(out)
 
 
@@ -158,6 +163,14 @@ def _check_dtype(dtype, fn):
     if dtype is not None and not isinstance(dtype, _dtype.dtype):
         raise TypeError(f"{fn}(): argument 'dtype' must be torch.dtype, not {_type_name(dtype)}")
     return dtype
+
+
+def check_requires_grad(requires_grad, fn, optional=True):
+    """`requires_grad` as PyTorch's parser takes it: True or False, not 1, 'yes' or numpy.bool. The generated
+    factories (`zeros`, `empty_like`, `new_ones`, ...) declare it `bool?`, so None passes there and means False;
+    `tensor` and `new_tensor`, written by hand in tensor_new.cpp, refuse None too."""
+    if not (type(requires_grad) is bool or optional and requires_grad is None):
+        raise TypeError(f"{fn}(): argument 'requires_grad' must be bool, not {_type_name(requires_grad)}")
 
 
 def _finish(t, requires_grad):
@@ -283,6 +296,7 @@ empty_strided_op = _factory(f"empty_strided(SymInt[] size, SymInt[] stride, {_FA
 
 def _filled(op, out_op, fn, size, *value, dtype, device, requires_grad, out):
     _check_dtype(dtype, fn)
+    check_requires_grad(requires_grad, fn)
     if out is not None:
         check_out(fn, out, dtype)
         return out_op(size, *value, out=out)
@@ -293,6 +307,7 @@ def empty(*size, dtype=None, device=None, requires_grad=False, out=None, memory_
           layout=None, **size_keyword):
     """A tensor whose values are whatever the memory held (here: zeros, as fresh NumPy memory is zeroed)."""
     size = _size_arg(size, "empty", size_keyword)
+    check_requires_grad(requires_grad, "empty")
     if out is not None:
         check_out("empty", out, dtype)
         return empty_out_op(size, out=out)
@@ -346,6 +361,7 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False, pin_memory
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     size, stride = _size_arg((size,), "empty_strided"), tuple(operator.index(s) for s in stride)
+    check_requires_grad(requires_grad, "empty_strided")
     return _finish(empty_strided_op(size, stride, dtype=_check_dtype(dtype, "empty_strided"),
                                     device=check_device(device)), requires_grad)
 
@@ -395,6 +411,7 @@ def check_like_input(fn, input):
 def _like(op, fn, input, *value, dtype, device, requires_grad, memory_format):
     check_like_input(fn, input)
     _check_dtype(dtype, fn)
+    check_requires_grad(requires_grad, fn)
     device = None if device is None else check_device(device)
     return _finish(op(input, *value, dtype=dtype, device=device, memory_format=_format_name(memory_format)),
                    requires_grad)

@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor
+from ..dispatch.schema import INT64_MAX, unpack_int64
 from . import views
 
 # Filled in by the advanced-indexing module: fn(self, index_tuple) and fn(self, index_tuple, value).
@@ -95,13 +96,14 @@ def basic_getitem(self, index, skip_full_slices=True, alias=True):
                 raise ValueError("slice step cannot be zero")
             if step < 0:
                 raise ValueError("step must be greater than zero")
-            start = None if i.start is None else _as_int(i.start)
-            stop = None if i.stop is None else _as_int(i.stop)
+            # Python clamps slice bounds to its ssize_t range (PySlice_Unpack): x[10**20:] is just empty
+            start = None if i.start is None else _clamp(_as_int(i.start))
+            stop = None if i.stop is None else _clamp(_as_int(i.stop))
             if not (skip_full_slices and is_full_slice(result._sizes[dim], start, stop, step)):
                 result = views.slice_op(result, dim, start, stop, step)
             dim += 1
         else:
-            i = _as_int(i)
+            i = unpack_int64(_as_int(i))
             if dim >= result.dim():   # only reachable with several `...`; select raises PyTorch's error
                 result = views.select(result, dim, i)
                 continue
@@ -113,6 +115,16 @@ def basic_getitem(self, index, skip_full_slices=True, alias=True):
     if result is self and alias:
         result = self._alias()     # x[...] and x[()] are views too, never the tensor itself
     return result
+
+
+def _clamp(i):
+    """A slice bound as PyTorch reads it: Python clamps it to int64 (PySlice_Unpack), and PyTorch, whose
+    symbolic ints reserve the values below -2**62, truncates those to -2**62 with a warning."""
+    if i < -2**62:
+        warnings.warn("Truncating the start/stop/step of slice. This is likely because of saved old models when "
+                      "the start/stop/step were larger.", UserWarning, stacklevel=4)
+        return -2**62
+    return min(i, INT64_MAX)
 
 
 def _as_int(i):

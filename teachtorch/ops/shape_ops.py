@@ -22,6 +22,7 @@ import warnings
 
 from .._strides import normalize_dim
 from .._tensor import Tensor
+from ..dispatch.schema import unpack_int64
 from ..kernels import shape as K
 from . import views
 from ._define import bind_method, function, inplace_schema, method, out_schema
@@ -193,8 +194,13 @@ flipud = function(flipud_op, None, "flipud")
 roll_op = _op("roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor", K.roll_kernel)
 
 
+def _int_or_list(value):
+    """An `int[1]` argument: a lone int is unpacked as an int (ValueError when too big), a list as a list."""
+    return _int_list(unpack_int64(value))
+
+
 def roll(input, shifts, dims=None):
-    return roll_op(input, _int_list(shifts), [] if dims is None else _int_list(dims))
+    return roll_op(input, _int_or_list(shifts), [] if dims is None else _int_or_list(dims))
 
 
 rot90_op = _op("rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor", K.rot90_kernel)

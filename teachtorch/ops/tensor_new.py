@@ -20,7 +20,7 @@ from .._tensor import Tensor
 from ..backends import ARRAY_MODULES, preserve_strides, wrap, write
 from ..backends import empty as _empty_tensor
 from .factories import (  # the argument checks and helpers every factory shares
-    _check_dtype, _finish, _type_name, check_device,
+    _check_dtype, _finish, _type_name, check_device, check_requires_grad,
 )
 
 
@@ -81,30 +81,31 @@ def _infer_scalar_type(obj):
 _warned_ndarray_list = [False]
 
 
-def _recursive_store(obj, sizes, dim, flat, dtype=None):
-    """Collect the leaves in row-major order, checking every list's length (`recursive_store`).
+def _recursive_store(obj, sizes, dim, out, pos, dtype):
+    """Write the leaves of `obj` into the flat array `out` from `pos` on, in row-major order (`recursive_store`).
 
-    With `dtype`, each leaf is converted as it is reached, so the first problem in element order is the one
-    reported, as in PyTorch (which writes each number into the tensor as it walks).
+    Each list's length is checked before its items are read, and each innermost list is converted and written
+    as soon as it is reached, so the first problem in element order is the one reported, as in PyTorch (which
+    writes each number into the tensor as it walks). Only one row is ever held as a temporary: a 10^4 x 10^4
+    list of floats costs the result's 400 MB, not a list of 10^8 Python objects plus float64 copies.
+    Returns the position after the last leaf written.
     """
-    if dim == len(sizes):
-        flat.append(obj if dtype is None else _store_scalar(obj, dtype))
-        return
     if not _is_sequence(obj):
         raise TypeError("not a sequence")
     n = sizes[dim]
     if len(obj) != n:
         raise ValueError(f"expected sequence of length {n} at dim {dim} (got {len(obj)})")
-    if dim == len(sizes) - 1 and dtype is None:
-        flat.extend(obj)   # the innermost lists hold the leaves (converted, and checked, afterwards)
-        return
+    if dim == len(sizes) - 1:   # an innermost list: its items are the leaves
+        out[pos:pos + n] = _convert_leaves(obj, dtype)
+        return pos + n
     for item in obj:
         if isinstance(item, np.ndarray) and not _warned_ndarray_list[0]:
             _warned_ndarray_list[0] = True
             warnings.warn("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider "
                           "converting the list to a single numpy.ndarray with numpy.array() before converting to "
                           "a tensor.", UserWarning, stacklevel=4)
-        _recursive_store(item, sizes, dim + 1, flat, dtype)
+        pos = _recursive_store(item, sizes, dim + 1, out, pos, dtype)
+    return pos
 
 
 def _unpack_double(obj):
@@ -162,25 +163,35 @@ def _fast_numbers(flat, dtype):
     return values
 
 
+def _convert_leaves(leaves, dtype):
+    """A row of leaves converted as `store_scalar` converts each one: float64 values for a floating dtype,
+    int64 for the others (written into the result with a cast, as C does)."""
+    values = _fast_numbers(leaves, dtype)
+    if values is None:
+        values = [_store_scalar(x, dtype) for x in leaves]
+        values = np.array(values, dtype=np.float64 if dtype.is_floating_point else np.int64)
+    return values
+
+
 def _array_from_sequence(data, dtype):
-    """A NumPy array of `dtype` holding the nested sequence `data` (scalars included), PyTorch's checks kept."""
+    """A NumPy array of `dtype` holding the nested sequence `data` (scalars included), PyTorch's checks kept.
+
+    As in PyTorch, the shape and dtype come first (one walk over the data), then the result is allocated once
+    and filled in place, row by row.
+    """
     sizes = _compute_sizes(data)
     inferred = _infer_scalar_type(data)
     dtype = dtype or inferred
     if 0 in sizes:
         return np.zeros(sizes, dtype=dtype.numpy), dtype
-    flat = []
-    try:
-        _recursive_store(data, sizes, 0, flat)
-    except (TypeError, ValueError):
-        _recursive_store(data, sizes, 0, [], dtype)   # converting too: raises the error PyTorch meets first
-        raise
-    values = _fast_numbers(flat, dtype)
-    if values is None:
-        values = [_store_scalar(x, dtype) for x in flat]
-        values = np.array(values, dtype=np.float64 if dtype.is_floating_point else np.int64)
+    out = np.empty(sizes, dtype=dtype.numpy)
+    flat = out.reshape(-1)   # a view: writing into it fills `out`
     with np.errstate(over="ignore"):   # a float too big for float32 becomes inf, as in C
-        return values.astype(dtype.numpy).reshape(sizes), dtype
+        if sizes:
+            _recursive_store(data, sizes, 0, flat, 0, dtype)
+        else:   # a lone number
+            flat[:] = _convert_leaves([data], dtype)
+    return out, dtype
 
 
 def copy_to(src, dtype, device, strides):
@@ -197,6 +208,7 @@ def copy_to(src, dtype, device, strides):
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of `data` (nested lists of numbers, a NumPy array, a tensor)."""
     _check_dtype(dtype, "tensor")
+    check_requires_grad(requires_grad, "tensor", optional=False)
     device = check_device(device)
     if isinstance(data, str):
         raise TypeError(f"new(): invalid data type '{_type_name(data)}'")

@@ -26,8 +26,8 @@ from .. import _strides
 from .._dispatch_key import CompositeExplicitAutograd
 from .._strides import compute_view_strides, infer_size, normalize_dim
 from .._tensor import Tensor
-from ..backends import storage_nbytes
 from ..dispatch.dispatcher import OpOverload, impl
+from ..dispatch.schema import INT64_MAX, unpack_int64
 from ._define import bind_method, composite_op, define, method
 
 
@@ -65,6 +65,44 @@ def _int_list(size, name="size"):
             raise TypeError(f"{name} must be tuple of ints, but found element of type {type(s).__name__} at pos 0")
         out.append(s.__index__())
     return tuple(out)
+
+
+# Sizes and element counts live in int64 in PyTorch; a geometry whose byte count or element count does not fit
+# is refused before anything is made (c10/core/TensorImpl.h, aten/src/ATen/EmptyTensor.cpp).
+
+
+def _unsigned(n):
+    """An int64 read as uint64, as PyTorch's overflow-checked size arithmetic reads it: -1 is 2**64 - 1."""
+    return n % 2 ** 64
+
+
+def compute_storage_nbytes(sizes, strides, itemsize, offset=0):
+    """Bytes from the start of the storage to just past the last element (PyTorch's `computeStorageNbytes`).
+
+    0 when there is no element at all: such a tensor fits any storage. PyTorch does the sum in uint64 and
+    fails when it overflows or passes the int64 maximum, so a negative size (a huge unsigned number) fails
+    too, unless its stride is 0.
+    """
+    if 0 in sizes:
+        return 0
+    last = offset + sum(stride * _unsigned(size - 1) for size, stride in zip(sizes, strides))
+    nbytes = (last + 1) * itemsize
+    if nbytes > INT64_MAX:
+        raise RuntimeError(
+            f"Storage size calculation overflowed with sizes={list(sizes)} and strides={list(strides)}")
+    return nbytes
+
+
+def check_numel(sizes):
+    """The element count must fit in int64 (`safe_compute_numel`), so (2**40, 2**40) is refused even with
+    strides (0, 0), which need one element of storage. A negative size counts as a huge unsigned number."""
+    if 0 in sizes:
+        return
+    numel = 1
+    for size in sizes:
+        numel *= _unsigned(size)
+        if numel > INT64_MAX:
+            raise RuntimeError("numel: integer multiplication overflow")
 
 
 # ---- view and reshape -------------------------------------------------------------------------------------
@@ -243,7 +281,8 @@ def movedim_kernel(self, source, destination):
 
 
 def movedim(self, source, destination):
-    as_list = (lambda x: list(x) if isinstance(x, (list, tuple)) else [x])
+    # movedim.int (a lone int, unpacked as an int) or movedim.intlist
+    as_list = (lambda x: list(x) if isinstance(x, (list, tuple)) else [unpack_int64(x)])
     return movedim_kernel(self, as_list(source), as_list(destination))
 
 
@@ -320,6 +359,7 @@ def expand_kernel(self, size, implicit=False):
             raise RuntimeError(
                 f"The expanded size of the tensor ({target}) must match the existing size ({have}) at non-singleton "
                 f"dimension {i}.  Target sizes: {list(size)}.  Tensor sizes: {list(self._sizes)}")
+    check_numel(sizes)                # stride-0 dims take no memory, but the element count must still fit
     return _view_of(self, self._offset, sizes, strides)
 
 
@@ -494,6 +534,7 @@ diagonal = diagonal_kernel
 
 @view_op("as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)")
 def as_strided_kernel(self, size, stride, storage_offset=None):
+    """Any geometry over self's storage, checked as PyTorch's `setStrided` checks it, in the same order."""
     size, stride = tuple(size), tuple(stride)
     offset = self._offset if storage_offset is None else storage_offset
     if len(size) != len(stride):
@@ -502,12 +543,16 @@ def as_strided_kernel(self, size, stride, storage_offset=None):
         raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {list(stride)}")
     if offset < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {offset}")
-    need = storage_nbytes(size, stride, self.dtype.itemsize, offset)
-    have = self._storage.nbytes()
-    if need > have:
-        raise RuntimeError(
-            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and itemsize "
-            f"{self.dtype.itemsize} requiring a storage size of {need} are out of bounds for storage of size {have}")
+    if self._storage.device.type != "meta":   # a meta storage holds no bytes to stay inside of
+        # checkInBoundsForStorage: every element must lie inside the storage (nothing is allocated here)
+        itemsize = self.dtype.itemsize
+        need = compute_storage_nbytes(size, stride, itemsize, offset)
+        have = self._storage.nbytes()
+        if need > have:
+            raise RuntimeError(
+                f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and itemsize "
+                f"{itemsize} requiring a storage size of {need} are out of bounds for storage of size {have}")
+    check_numel(size)
     return _view_of(self, offset, size, stride)
 
 
