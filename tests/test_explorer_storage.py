@@ -8,7 +8,6 @@ import json
 import math
 import subprocess
 import sys
-import time
 import xml.etree.ElementTree as ET
 from collections import Counter
 
@@ -291,9 +290,7 @@ def strip_ellipses_needed(strip_cells, n_cells):
 @pytest.mark.parametrize("n", [10_000, 10_000_000])
 def test_large_tensors_are_cut_with_a_note(n):
     t = tt.zeros(n)
-    start = time.perf_counter()
     svg = storage_svg(t)
-    elapsed = time.perf_counter() - start
     root = parse(svg)
     g = view_groups(root)[0]
     assert len(elems(g)) == 16                         # max_cols elements of the one row
@@ -304,7 +301,7 @@ def test_large_tensors_are_cut_with_a_note(n):
     assert 16 <= len(strip_cells) <= 256 and set(range(16)) <= set(strip_cells)
     assert texts(root, "tt-note")[-1] == f"showing {len(strip_cells)} of {n:,} storage elements"
     assert len(texts(strips(root)[0], "tt-ellipsis")) == strip_ellipses_needed(strip_cells, n)
-    assert len(svg) < 200_000 and elapsed < 10
+    assert len(svg) < 200_000
 
 
 def test_large_2d_views_and_strip_gaps():

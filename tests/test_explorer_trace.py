@@ -5,7 +5,6 @@ import functools
 import json
 import subprocess
 import sys
-import time
 import xml.etree.ElementTree as ET
 
 from hypothesis import given, settings, strategies as st
@@ -438,16 +437,13 @@ def replicated_events(calls_wanted):
     return [e for r in range(reps) for e in shifted(step, r * len(step))], per_step, reps
 
 
-def test_100000_calls_in_bounded_time_and_size():
+def test_100000_calls_in_bounded_size():
     events, per_step, reps = replicated_events(100_000)
     assert len(calls(events)) >= 100_000
-    start = time.perf_counter()
     folded = trace_rows(events, max_rows=300)
     unfolded = trace_rows(events, fold=False, max_rows=300)
     svg = trace_svg(unfolded)
     text = trace_text(events)
-    elapsed = time.perf_counter() - start
-    assert elapsed < 20                                 # generous: about 2 s on a laptop
     assert len(folded) == per_step and {r["count"] for r in folded} == {reps}
     assert len(unfolded) == 301 and unfolded[-1]["section"] == "note"
     assert unfolded[-1]["note"] == f"… {reps * per_step - 300:,} more rows"

@@ -176,3 +176,14 @@ def test_readme_first_look_prints_what_it_says():
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     runner.run(test, out=lambda s: pytest.fail("README.md:\n" + s))
     assert runner.summarize(verbose=False).failed == 0
+
+
+def test_no_test_asserts_a_timing():
+    """Tests never assert timings (a loaded CI machine is many times slower); bench/ measures speed."""
+    clock = re.compile(r"perf_counter|time\.time\(\)|monotonic|elapsed|wall_s")
+    offenders = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if line.lstrip().startswith("assert") and clock.search(line):
+                offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert not offenders, "\n".join(offenders)
