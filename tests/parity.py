@@ -13,7 +13,8 @@ the in-place `fn` on both, and compares the *whole* storage: values inside the v
 sentinels outside it. It also checks that `fn` returned the target itself, kept its storage and strides,
 and bumped its version exactly once.
 
-Hypothesis strategies: `layouts()` draws a layout name, `shapes()` a shape, `P.draw(...)` a whole input.
+Hypothesis strategies: `layouts()` draws a layout name, `shapes()` a shape, `inputs(...)` a whole `P`.
+`Draws(...)` stands for `st.data()` in an `@example(...)` that pins a failure a random search once found.
 """
 
 import math
@@ -467,3 +468,28 @@ def check_grad(fn, *args, name=True, gradcheck=True, gradgradcheck=True, double=
             assert tt.autograd.gradcheck(f, ins, **kw)
         if gradgradcheck:
             assert tt.autograd.gradgradcheck(f, ins, **kw)
+
+
+# ---- pinned examples ---------------------------------------------------------------------------------------
+
+
+class Draws:
+    """What a test that draws with `st.data()` gets in an `@example(...)`: the values it would have drawn.
+
+    Hypothesis cannot replay `data.draw(...)` calls in an explicit example, so a failure found on such a test
+    is pinned as `@example(data=Draws(v1, v2, ...), ...)`: the test's `data.draw(strategy)` calls get v1, v2,
+    ... in the order they are made, whatever the strategy. After the last value it starts again from the
+    first, so the same example can run once per device ([cpu], then [cuda]).
+    """
+
+    def __init__(self, *values):
+        self.values = values
+        self._next = 0
+
+    def draw(self, strategy, label=None):
+        value = self.values[self._next]
+        self._next = (self._next + 1) % len(self.values)
+        return value
+
+    def __repr__(self):
+        return f"Draws{self.values!r}"

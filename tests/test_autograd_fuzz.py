@@ -998,3 +998,13 @@ def test_regression_saved_only_for_inputs_that_need_grad():
     # first) raises "modified by an inplace operation" for y.
     run_program([("leaf", (3, 4), "contiguous", 0, True), ("no_grad", ("clone", "t0")), ("cos", "t0"),
                  ("mul_", "t1", "t2"), ("clamp_", "t2", -0.5, 0.5), ("mul", "t0", "t1")], terms=["t5"])
+
+
+def test_regression_write_into_empty_view():
+    # (found by the program fuzzer, left open in d602844) y = x.clone() with x of shape (0, 4), y[:, 2] = v:
+    # CopySlices takes the view's part of the base's gradient with as_strided((0,), (4,), 2) on an empty
+    # storage. A view with no elements needs no storage (computeStorageNbytes is 0), so PyTorch allows it;
+    # teachtorch's as_strided raised "setStorage: sizes [0], strides [4], storage offset 2, and itemsize 8
+    # requiring a storage size of 16 are out of bounds for storage of size 0".
+    run_program([("leaf", (3, 4), "contiguous", 0, True), ("narrow", "t0", 0, 3, 0), ("clone", "t1"),
+                 ("const", (1,), 0), ("setitem", "t2", (("ellipsis",), ("int", 2)), "t3")], terms=["t2"])

@@ -13,12 +13,12 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import teachtorch as tt
 from nn_parity import check_module
-from parity import P, assert_same, check, check_grad, inputs, layouts, rand
+from parity import Draws, P, assert_same, check, check_grad, inputs, layouts, rand
 
 REDUCTIONS = ("mean", "sum", "none")
 FUZZ = settings(max_examples=25, deadline=None)
@@ -80,6 +80,9 @@ def test_cross_entropy_class_indices(case, reduction, smoothing):
 
 @FUZZ
 @given(case=class_index_case(), reduction=st.sampled_from(REDUCTIONS))
+# (af07762, a random-seed finding) reduction='none' on (N, C, d1, d2) with size-1 dims: PyTorch's kernel writes
+# the losses into a fresh contiguous tensor, strides (2, 2, 1); the gather and squeeze gave (2, 4, 1)
+@example(case=(rand(2, 1, 1, 2), P(np.array([[[-100, 0]], [[0, 0]]]), "permuted", seed=32), None), reduction="none")
 def test_nll_loss(case, reduction):
     x, t, w = case
     def fn(lib, x, t, w):
@@ -241,6 +244,10 @@ def test_errors(name):
 @FUZZ
 @given(data=st.data(), reduction=st.sampled_from(REDUCTIONS), name=st.sampled_from(["mse_loss", "l1_loss"]),
        weighted=st.booleans())
+# (0525b51, a random-seed finding) mse_loss(reduction='none') of a (2, 1, 2) input and a permuted target has the
+# layout of `input - target`, (2, 4, 1) here: `x ** 2` and square laid the size-1 dim out as (2, 2, 1)
+@example(data=Draws(rand(2, 1, 2, seed=0), rand(2, 1, 2, layout="permuted", seed=8)), reduction="none",
+         name="mse_loss", weighted=False)
 def test_mse_and_l1(data, reduction, name, weighted):
     x = data.draw(inputs())
     y = data.draw(inputs(shape=x.values.shape))
@@ -286,6 +293,10 @@ def test_legacy_size_average_and_reduce():
 
 @FUZZ
 @given(data=st.data(), reduction=st.sampled_from(REDUCTIONS), weight=st.sampled_from([None, "full", "last"]))
+# (af85b4e, a random-seed finding) reduction='none' of a permuted (1, 1, 2) input: PyTorch's kernel writes into
+# empty_like(input), strides (1, 1, 1); the composite gave (2, 2, 1)
+@example(data=Draws(rand(1, 1, 2, layout="permuted", low=0.02, high=0.98), rand(1, 1, 2, low=0, high=1)),
+         reduction="none", weight=None)
 def test_binary_cross_entropy(data, reduction, weight):
     p = data.draw(inputs(low=0.02, high=0.98))
     shape = p.values.shape

@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 import teachtorch as tt
 from parity import as_on_cpu, assert_same
@@ -184,6 +184,11 @@ def test_trajectory_matches_torch(name, kwargs, layout):
        layouts=st.fixed_dictionaries({"w1": st.sampled_from(LAYOUTS_2D), "b1": st.sampled_from(LAYOUTS_1D),
                                       "w2": st.sampled_from(LAYOUTS_2D), "unused": st.sampled_from(LAYOUTS_2D)}),
        dtype=st.sampled_from(["float32", "float64"]))
+# (0525b51, a random-seed finding) the libraries round float32 differently inside their kernels, and after a few
+# steps an element that cancelled down near 0 carries an error of its neighbours' size: a fixed atol of 2e-6
+# failed here, one scaled to the tensor's largest magnitude (scaled_atol) does not
+@example(config=("RMSprop", dict(lr=0.01, momentum=0.9)), seed=10709,
+         layouts=dict(w1="sliced", b1="sliced", w2="contiguous", unused="contiguous"), dtype="float32")
 def test_trajectory_fuzz(config, seed, layouts, dtype):
     name, kwargs = config
     run_trajectory(name, kwargs, layouts, seed=seed, dtype=dtype, steps=8)

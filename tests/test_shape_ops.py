@@ -456,7 +456,7 @@ def test_fuzz_cat_shapes_and_layouts(shape, data):
 
 
 @given(inputs(), st.data())
-# (8c67f5d, found by a random seed) roll((1, 1), (3, 1)) of a permuted (1, 2, 1, 2): PyTorch's roll_common rolls
+# (8c67f5d, a random-seed finding) roll((1, 1), (3, 1)) of a permuted (1, 2, 1, 2): PyTorch's roll_common rolls
 # one dim, then the rest (two cats), strides (4, 1, 4, 2); rolling every dim at once gave (4, 2, 2, 1).
 # Draws: flip dims, roll dims, shifts, flat shift, repeats, repeat_interleave's dim and count
 @example(p=rand(1, 2, 1, 2, layout="permuted", seed=2), data=Draws([], [3, 1], [1, 1], 0, [1, 1, 1, 1], 0, 1))
