@@ -17,20 +17,22 @@ Here each kernel does both steps over the array module `xp` (NumPy or CuPy): `xp
 keepdims=keepdim, dtype=acc)` is the whole impl step. Everything accumulates in `accumulate_dtype` (float16 in
 float32, float32 in float64, integers in int64) and is rounded to the result dtype at the end (mean rounds its
 sum before dividing, as PyTorch's `sum(...).div_(n)` does), so results differ from PyTorch's only in the last
-bits. On the meta device only the meta step runs.
+bits. The exceptions are where PyTorch itself rounds to float16 on the way, which is reproduced here: float16
+`prod` multiplies in float16 and `nansum` adds each row's sum into a float16 result (`float16_prod`,
+`float16_nansum`), `logsumexp` rounds after each of its ops, and `log_softmax` over the last dim rounds each
+row's sum (`softmax`). On the meta device only the meta step runs.
 
 Ops with no identity (max, min, argmax, median) refuse empty reductions with PyTorch's errors; ops with one
 give it: an empty sum is 0, an empty product 1, an empty mean NaN, an empty logsumexp -inf.
 """
 
-import contextlib
 import warnings
 
 import numpy as np
 
-from .._dtype import TYPEMETA_NAMES, bool_, float16, int64, promote_types, uint8
-from .._strides import normalize_dim
-from ..backends import ARRAY_MODULES, check_writable, empty, quiet_fp_errors, restore_fp_errors, wrap, write
+from .._dtype import TYPEMETA_NAMES, bool_, float16, get_default_dtype, int64, promote_types, uint8
+from .._strides import normalize_dim, pointwise_output_strides
+from ..backends import ARRAY_MODULES, check_writable, empty, fp_errors, quiet_fp_errors, restore_fp_errors, wrap, write
 from .pointwise import check_out, resize_out
 
 # ---- dims -------------------------------------------------------------------------------------------------
@@ -112,6 +114,7 @@ def accumulate_dtype(dtype):
     PyTorch's `at::acc_type`: float16 accumulates in float32, integers in int64 (wrapping around on overflow
     exactly as the narrower type would, since the result is cast back). float32 is widened to float64 here, as
     PyTorch's cpu cumsum and var do; its cpu sum instead uses a float32 cascade sum, equally accurate.
+    Not every kernel widens all the way: PyTorch's cpu prod multiplies float16 in float16 (`float16_prod`).
     """
     if dtype is float16:
         return np.float32
@@ -146,23 +149,6 @@ def xp_of(t):
     return ARRAY_MODULES[t._storage.device.type]
 
 
-class _Quiet:
-    """Silence NumPy's warnings for 0/0 and log(0): NaN and -inf are the answers PyTorch gives too.
-    (backends.quiet_fp_errors is ~10x cheaper than np.errstate, which matters for small tensors.)"""
-
-    __slots__ = ("token",)
-
-    def __enter__(self):
-        self.token = quiet_fp_errors()
-
-    def __exit__(self, *exc):
-        restore_fp_errors(self.token)
-
-
-def quiet(xp):
-    return _Quiet() if xp is np else contextlib.nullcontext()
-
-
 def result(array, dtype, shape, device):
     """The result tensor: a fresh contiguous tensor over `array` (cast to `dtype`), or shape only on meta."""
     if array is None:
@@ -170,8 +156,12 @@ def result(array, dtype, shape, device):
     xp = ARRAY_MODULES[device.type]
     array = xp.asarray(array)
     if array.dtype != dtype.numpy:
-        with quiet(xp):               # out-of-range values become inf (floats) or wrap around (ints)
+        saved = fp_errors()
+        try:
+            quiet_fp_errors()           # out-of-range values become inf (floats) or wrap around (ints)
             array = array.astype(dtype.numpy)
+        finally:
+            restore_fp_errors(saved)
     elif not array.flags.owndata:
         array = array.copy()   # a view (maybe of an input): results never share memory with inputs
     if array.shape != tuple(shape):
@@ -221,7 +211,7 @@ def sum_like(self, dim, keepdim, dtype, kind="sum"):
     """sum / nansum / prod / mean / nanmean: (array or None, result dtype, shape).
 
     The input is first cast to the result dtype (`x.sum(dtype=torch.int64)` truncates floats before adding,
-    as PyTorch does), then accumulated in the accumulate dtype.
+    as PyTorch does), then accumulated in the accumulate dtype (but float16 prod and nansum round on the way).
     """
     dims = reduction_dims(dim, self.dim(), wrap_first=kind != "nansum")
     shape = reduced_shape(self._sizes, dims, keepdim)
@@ -230,15 +220,22 @@ def sum_like(self, dim, keepdim, dtype, kind="sum"):
     xp = xp_of(self)
     a = self._data()
     ax = axes(dims, self.dim())
-    with quiet(xp):
+    saved = fp_errors()
+    try:
+        quiet_fp_errors()
         if kind in ("nansum", "nanmean"):
             not_nan = ~xp.isnan(a)
-            a = xp.where(not_nan, a, 0)       # NaNs count as 0 (and nanmean leaves them out of the count)
+            if dtype is not float16:          # (float16_nansum skips them itself: it needs the input's strides)
+                a = xp.where(not_nan, a, 0)   # NaNs count as 0 (and nanmean leaves them out of the count)
         if a.dtype != dtype.numpy:
             a = a.astype(dtype.numpy)
         acc = accumulate_dtype(dtype)
-        if kind == "prod":
+        if kind == "prod" and dtype is float16:
+            r = float16_prod(xp, a, dims, shape)
+        elif kind == "prod":
             r = a.prod(axis=ax, keepdims=keepdim, dtype=acc)
+        elif kind in ("nansum", "nanmean") and dtype is float16:
+            r = float16_nansum(xp, a, dims, shape)
         else:
             r = a.sum(axis=ax, keepdims=keepdim, dtype=acc)
         # mean is PyTorch's `sum(...).div_(n)`: the sum is rounded to the result dtype (float16: to float32,
@@ -247,7 +244,115 @@ def sum_like(self, dim, keepdim, dtype, kind="sum"):
             r = r.astype(opmath_dtype(dtype)) / reduced_numel(self._sizes, dims)
         elif kind == "nanmean":
             r = r.astype(dtype.numpy).astype(opmath_dtype(dtype)) / xp.sum(not_nan, axis=ax, keepdims=keepdim)
+    finally:
+        restore_fp_errors(saved)
     return r, dtype, shape
+
+
+# ---- float16 prod and nansum: rounding on the way -------------------------------------------------------------
+
+# Two of PyTorch's cpu kernels round float16 partial results to float16 as they go, so their answers depend on
+# the order in which TensorIterator walks the input (cpu/Reduce.h, TensorIterator.cpp):
+# * prod (cpu/ReduceOpsKernel.cpp `prod_kernel_impl`) multiplies in the tensor's own type, so every partial
+#   product is rounded to float16: it overflows to inf (or underflows to 0) as soon as a partial product does,
+#   although the whole product may fit: prod([300, 300, 1/300, 1/300]) is inf.
+# * nansum (cpu/SumKernel.cpp `cascade_sum`) adds each row in float32, but adds each row's sum into the float16
+#   output. (sum shares that kernel, but where an output has more than one row, ReduceOps.cpp `sum_out` sums a
+#   float32 copy of the input into a float32 result instead: `should_use_acc_buffer`, pytorch issue 83149.)
+# PyTorch's cuda kernels accumulate both in float32; teachtorch's cuda kernels are these, as its tests compare
+# with PyTorch's cpu. Not reproduced: with more than one thread, PyTorch splits a reduction into one output of
+# at least 32768 elements (`GRAIN_SIZE`) between its threads (`two_pass_reduction`) and rounds each share to
+# float16, for prod, nansum and sum alike: teachtorch gives PyTorch's one-thread answer.
+VECTORS, LANES = 4, 16     # prod's `vectorized_reduction`: 4 running vectors of 16 float16 lanes
+
+
+def reduction_order(a, dims):
+    """The reduced `dims` of array `a` that have more than one element, outermost first, in the order
+    TensorIterator walks them: the input's memory order.
+
+    TensorIterator sorts a reduction's reduced dims by the input's strides just as it sorts the dims of an
+    elementwise op (`reorder_dimensions`), and `pointwise_output_strides` lays an output out in that sorted
+    order, so sorting by its strides gives the walk. (A dim the input is expanded along has stride 0 and no
+    say in that sort, which is why this is not simply "sort by stride".)
+    """
+    dims = sorted(d for d in dims if a.shape[d] != 1)
+    sizes = [a.shape[d] for d in dims]
+    laid_out = pointwise_output_strides(sizes, [(sizes, [a.strides[d] // a.itemsize for d in dims])])
+    return [dims[i] for i in sorted(range(len(dims)), key=lambda i: laid_out[i], reverse=True)]
+
+
+def reduction_rows(a, dims):
+    """(rows, stride): `a` as an array (outputs, rows, row length) that holds each output's reduced elements in
+    TensorIterator's order, cut into the rows its inner loop runs over; and the stride, in elements, between
+    the elements of a row in memory (1: side by side).
+
+    A row is the innermost reduced dim merged with the reduced dims around it as far as TensorIterator can
+    merge ("coalesce") them: while a dim's stride is the row's stride times the row's length so far.
+    """
+    order = reduction_order(a, dims)
+    kept = [d for d in range(a.ndim) if d not in dims]
+    size_one = [d for d in dims if d not in order]
+    stride = a.strides[order[-1]] // a.itemsize if order else 1
+    length = 1
+    for d in reversed(order):                       # innermost first
+        if a.strides[d] // a.itemsize != stride * length:
+            break
+        length *= a.shape[d]
+    rows = a.transpose(tuple(kept + order + size_one)).reshape(reduced_numel(a.shape, kept), -1, length)
+    return rows, stride
+
+
+def float16_prod(xp, a, dims, shape):
+    """The product of float16 array `a` over `dims`, as PyTorch's cpu kernel computes it: an array of `shape`.
+
+    Each output starts from 1 and multiplies in its elements one at a time, in memory order, rounding to
+    float16 each time (NumPy's and CuPy's float16 `*` round the exact product to float16, as c10::Half does).
+    Except in a row of at least 64 elements side by side in memory: there `vectorized_reduction` keeps 4
+    vectors of 16 lanes, that is 64 running products, the first taking elements 0, 64, 128, ..., the next
+    1, 65, 129, ...; it multiplies the vectors as (v0 * v1) * (v2 * v3), then the 16 lanes of that left to
+    right, and that into the output. The elements after the row's last whole block of 64 follow one at a time.
+    """
+    if a.size == 0:
+        return xp.ones(shape, dtype=a.dtype)        # an empty product is 1 (or there is no output at all)
+    rows, stride = reduction_rows(a, dims)
+    n_out, n_rows, length = rows.shape
+    block = VECTORS * LANES
+    vectorized = stride == 1 and length >= block
+    out = xp.ones(n_out, dtype=a.dtype)
+    for r in range(n_rows):
+        row = rows[:, r]
+        done = 0
+        if vectorized:
+            done = length // block * block
+            blocks = row[:, :done].reshape(n_out, -1, block)
+            running = blocks[:, 0]
+            for i in range(1, blocks.shape[1]):
+                running = running * blocks[:, i]
+            v = running.reshape(n_out, VECTORS, LANES)
+            lanes = (v[:, 0] * v[:, 1]) * (v[:, 2] * v[:, 3])
+            total = lanes[:, 0]
+            for j in range(1, LANES):
+                total = total * lanes[:, j]
+            out = out * total
+        for k in range(done, length):
+            out = out * row[:, k]
+    return out.reshape(shape)
+
+
+def float16_nansum(xp, a, dims, shape):
+    """The sum of float16 array `a` over `dims`, NaNs skipped, as PyTorch's cpu nansum computes it.
+
+    Each row (`reduction_rows`) is added up in float32 (`row_sum`), and the row's sum is added into the
+    float16 output (`CastStoreAccumulate`: `*out += row_sum` with a c10::Half `*out`, which rounds the row's
+    sum to float16 and then the new total). An output made of several rows is rounded once per row.
+    """
+    if a.size == 0:
+        return xp.zeros(shape, dtype=a.dtype)       # an empty sum is 0 (or there is no output at all)
+    rows, _ = reduction_rows(a, dims)
+    out = xp.zeros(rows.shape[0], dtype=a.dtype)
+    for r in range(rows.shape[1]):
+        out = out + xp.nansum(rows[:, r], axis=-1, dtype=np.float32).astype(a.dtype)
+    return out.reshape(shape)
 
 
 # ---- max, min, amax, amin, argmax, argmin, aminmax --------------------------------------------------------
@@ -367,10 +472,14 @@ def var_std(self, dim, correction, keepdim, name):
     xp = xp_of(self)
     a = self._data().astype(accumulate_dtype(self.dtype))
     ax = axes(dims, self.dim())
-    with quiet(xp):
+    saved = fp_errors()
+    try:
+        quiet_fp_errors()
         mean = xp.sum(a, axis=ax, keepdims=True) / n
         m2 = xp.sum((a - mean) ** 2, axis=ax, keepdims=keepdim)
         var = m2 / max(n - correction, 0)
+    finally:
+        restore_fp_errors(saved)
     return var, mean.reshape(shape), shape
 
 
@@ -382,6 +491,10 @@ def logsumexp(self, dim, keepdim):
 
     Subtracting the max keeps exp() from overflowing. An infinite max is replaced by 0 (PyTorch's
     `maxes.masked_fill_(maxes.abs() == INFINITY, 0)`), so a row of -inf gives -inf rather than NaN.
+    PyTorch writes it with ops (ReduceOps.cpp `logsumexp_out_impl`: amax, sub, exp, sum, log, add), each giving
+    a tensor of the input's dtype, so for float16 every step is rounded to float16 (only inside the sum are the
+    terms added in float32). It is computed the same way here, in the input's dtype (integers: the default
+    float dtype, as in PyTorch); NumPy's float16 ufuncs also compute in float32 and round each result.
     """
     dims = dim_list(dim)
     if dims is not None and len(dims) == 0 and self.dim() > 0 and self.numel() > 0 and not keepdim:
@@ -392,14 +505,22 @@ def logsumexp(self, dim, keepdim):
     if is_meta(self):
         return None, shape
     xp = xp_of(self)
-    a = self._data().astype(accumulate_dtype(self.dtype) if self.dtype.is_floating_point else np.float64)
+    dtype = self.dtype if self.dtype.is_floating_point else get_default_dtype()
+    a = self._data()
+    if a.dtype != dtype.numpy:
+        a = a.astype(dtype.numpy)
     ax = axes(dims, self.dim())
-    with quiet(xp):
+    saved = fp_errors()
+    try:
+        quiet_fp_errors()
         if a.size == 0:
             return xp.log(xp.sum(xp.exp(a), axis=ax, keepdims=keepdim)), shape
         m = xp.max(a, axis=ax, keepdims=True)
-        m = xp.where(xp.isinf(m), 0, m)
-        r = xp.log(xp.sum(xp.exp(a - m), axis=ax, keepdims=True)) + m
+        m = xp.where(xp.isinf(m), 0, m).astype(a.dtype)
+        total = xp.sum(xp.exp(a - m), axis=ax, keepdims=True, dtype=accumulate_dtype(dtype)).astype(a.dtype)
+        r = xp.log(total) + m
+    finally:
+        restore_fp_errors(saved)
     return r.reshape(shape), shape
 
 
@@ -448,7 +569,9 @@ def vector_norm(self, ord, dim, keepdim, dtype):
     xp = xp_of(self)
     a = xp.abs(self._data().astype(out_dtype.numpy).astype(accumulate_dtype(out_dtype)))
     ax = axes(dims, self.dim())
-    with quiet(xp):
+    saved = fp_errors()
+    try:
+        quiet_fp_errors()
         if p == 0:
             r = xp.sum(a != 0, axis=ax, keepdims=keepdim, dtype=a.dtype)
         elif p == float("inf"):
@@ -461,6 +584,8 @@ def vector_norm(self, ord, dim, keepdim, dtype):
             r = xp.sqrt(xp.sum(a * a, axis=ax, keepdims=keepdim))
         else:
             r = xp.sum(a ** p, axis=ax, keepdims=keepdim) ** (1.0 / p)
+    finally:
+        restore_fp_errors(saved)
     return r, out_dtype, shape
 
 
@@ -473,6 +598,10 @@ def softmax(self, dim, log, dtype):
     log_softmax is  (x - m) - log(sum(exp(x - m))),  which never takes the log of a rounded-to-0 probability.
     A row of -inf gives NaN, as in PyTorch. The input is first cast to the result `dtype` (`softmax(x, dim,
     dtype=torch.float64)`). Returns (array or None, shape).
+
+    PyTorch's cpu kernels compute float16 in float32 and round once at the end, except that log_softmax over the
+    last dim (its own kernel, cpu/LogSoftmaxKernelImpl.h) keeps each row's sum of exponentials, and then the log
+    of it, in float16 buffers (`tmp_sum_scalar`): a row whose sum is 1.0004 has log-sum 0 there, not 0.0004.
     """
     d = normalize_dim(dim, self.dim())
     shape = self._sizes
@@ -482,13 +611,20 @@ def softmax(self, dim, log, dtype):
     if self.numel() == 0:
         return xp.empty(shape, dtype=dtype.numpy), shape
     a = scalar_to_1d(self._data()).astype(dtype.numpy).astype(accumulate_dtype(dtype))
-    with quiet(xp):
+    saved = fp_errors()
+    try:
+        quiet_fp_errors()
         shifted = a - xp.max(a, axis=d, keepdims=True)
         if log:
-            r = shifted - xp.log(xp.sum(xp.exp(shifted), axis=d, keepdims=True))
+            total = xp.sum(xp.exp(shifted), axis=d, keepdims=True)
+            if dtype is float16 and d == a.ndim - 1:
+                total = total.astype(np.float16)          # the float16 buffers: the log is rounded too
+            r = shifted - xp.log(total).astype(a.dtype)
         else:
             e = xp.exp(shifted)
             r = e / xp.sum(e, axis=d, keepdims=True)
+    finally:
+        restore_fp_errors(saved)
     return r.reshape(shape), shape
 
 
@@ -526,8 +662,12 @@ def all_any(self, dim, keepdim, kind, out_dtype=None):
     xp = xp_of(self)
     a = self._data()
     if out_dtype is uint8 and a.dtype != np.uint8:
-        with quiet(xp):
+        saved = fp_errors()
+        try:
+            quiet_fp_errors()
             a = a.astype(np.uint8)
+        finally:
+            restore_fp_errors(saved)
     fn = xp.all if kind == "all" else xp.any
     return fn(a, axis=axes(dims, self.dim()), keepdims=keepdim), shape
 
