@@ -30,6 +30,17 @@ to the original as readability allows:
                                    ``c10/core/TensorImpl.h``.
 * ``channels_last_strides``     -- ``get_channels_last_strides_2d`` in
                                    ``c10/core/MemoryFormat.h``.
+* ``check_size_nonnegative``, ``compute_storage_nbytes_contiguous``,
+  ``compute_storage_nbytes``    -- what ``torch.empty`` and ``torch.empty_strided``
+                                   check before allocating (``as_strided`` too,
+                                   before making a view): the functions of the
+                                   same names in ``aten/src/ATen/EmptyTensor.cpp``.
+* ``check_numel``               -- ``TensorImpl::safe_compute_numel`` in
+                                   ``c10/core/TensorImpl.h``.
+* ``checked_contiguous_strides`` -- the overflow check of
+                                   ``TensorImpl::empty_tensor_restride``, same file.
+* ``stored_strides``            -- what ``TensorImpl::set_sizes_and_strides`` makes
+                                   of negative strides, same file.
 * ``is_contiguous``             -- ``_compute_contiguous`` in ``c10/core/Contiguity.h``.
 * ``is_channels_last_contiguous`` -- ``_compute_channels_last_contiguous_2d``,
                                    same file.
@@ -58,6 +69,14 @@ against torch 2.13), so a learner who hits one here will recognise it there.
 __all__ = [
     "contiguous_strides",
     "channels_last_strides",
+    "INT64_MIN",
+    "INT64_MAX",
+    "check_size_nonnegative",
+    "compute_storage_nbytes_contiguous",
+    "compute_storage_nbytes",
+    "check_numel",
+    "checked_contiguous_strides",
+    "stored_strides",
     "is_contiguous",
     "is_channels_last_contiguous",
     "is_non_overlapping_and_dense",
@@ -131,6 +150,150 @@ def channels_last_strides(sizes):
         raise RuntimeError("required rank 4 tensor to use channels_last format")
     n, c, h, w = sizes
     return (c * w * h, 1, c * w, c)
+
+
+# ---------------------------------------------------------------------------
+# How big a tensor may be: sizes, strides and bytes in int64
+# ---------------------------------------------------------------------------
+
+# In PyTorch every size, stride, offset and element count is a C++ int64_t,
+# so nothing may go past these (a Python int has no limit at all).
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _unsigned(n):
+    """An int64 read as a uint64, as C++ converts it: -1 becomes 2**64 - 1."""
+    return n % 2**64
+
+
+def _multiply_u64(sizes):
+    """The product of ``sizes`` as ``c10::safe_multiplies_u64`` computes it, or
+    None if it overflowed.
+
+    The product is kept in a uint64, so a negative size counts as a huge
+    number, and an overflow is remembered even when a later size is 0:
+    ``(2**40, 2**40, 0)`` overflows, ``(0, 2**40, 2**40)`` is 0.
+    """
+    product = 1
+    for size in sizes:
+        product *= _unsigned(size)
+        if product >= 2**64:
+            return None
+    return product
+
+
+def check_size_nonnegative(sizes):
+    """No size may be negative in a tensor that gets fresh memory.
+
+    ``check_size_nonnegative`` in ``aten/src/ATen/EmptyTensor.cpp``, the
+    first thing ``torch.empty`` and ``torch.empty_strided`` check.
+    """
+    for size in sizes:
+        if size < 0:
+            raise RuntimeError(
+                f"Trying to create tensor with negative dimension {size}: "
+                f"{_format_shape(sizes)}"
+            )
+
+
+def compute_storage_nbytes_contiguous(sizes, itemsize):
+    """Bytes of storage a fresh contiguous tensor needs: numel * itemsize.
+
+    ``computeStorageNbytesContiguous`` in ``aten/src/ATen/EmptyTensor.cpp``:
+    the product is taken in uint64 with overflow checks, and the result must
+    fit in an int64 (``storage_max``).  So ``torch.zeros(2**40, 2**40)`` is
+    refused before a byte is allocated.
+    """
+    numel = _multiply_u64(sizes)
+    if numel is None or numel * itemsize > INT64_MAX:
+        raise RuntimeError(
+            f"Storage size calculation overflowed with sizes={_format_shape(sizes)}"
+        )
+    return numel * itemsize
+
+
+def compute_storage_nbytes(sizes, strides, itemsize, offset=0):
+    """Bytes from the start of the storage to just past the last element.
+
+    ``computeStorageNbytes`` in ``aten/src/ATen/EmptyTensor.cpp``, used by
+    ``torch.empty_strided`` to size its storage and by ``as_strided`` /
+    ``set_`` to check that a view stays inside its storage
+    (``checkInBoundsForStorage``).  The last element sits at
+    ``offset + sum(stride * (size - 1))``.
+
+    * 0 when some size is 0: a tensor without elements fits any storage.
+    * PyTorch adds up in uint64, reading each stride and ``size - 1`` as
+      unsigned, and fails when a step overflows or the total passes the
+      int64 maximum.  So a negative stride fails (it is a huge unsigned
+      number) unless its dimension has size 1, and a negative size fails
+      unless its stride is 0.
+    """
+    if len(sizes) != len(strides):
+        raise RuntimeError(
+            f"dimensionality of sizes ({len(sizes)}) must match dimensionality "
+            f"of strides ({len(strides)})"
+        )
+    if 0 in sizes:
+        return 0
+    last = offset + sum(
+        _unsigned(stride) * _unsigned(size - 1) for size, stride in zip(sizes, strides)
+    )
+    nbytes = (last + 1) * itemsize
+    if nbytes > INT64_MAX:  # every term is >= 0: any overflow ends up here
+        raise RuntimeError(
+            f"Storage size calculation overflowed with sizes={_format_shape(sizes)} "
+            f"and strides={_format_shape(strides)}"
+        )
+    return nbytes
+
+
+def check_numel(sizes):
+    """The number of elements must fit in an int64.
+
+    ``TensorImpl::safe_compute_numel`` in ``c10/core/TensorImpl.h``, run
+    whenever a tensor's sizes are set.  It matters where the storage does not
+    grow with the element count: ``empty_strided((2**40, 2**40), (0, 0))``
+    and ``expand`` need a single element of storage for 2**80 elements.
+    """
+    numel = _multiply_u64(sizes)
+    if numel is None or numel > INT64_MAX:
+        raise RuntimeError("numel: integer multiplication overflow")
+
+
+def stored_strides(sizes, strides):
+    """The strides a tensor keeps when it is given ``strides``: a negative one is replaced.
+
+    ``TensorImpl::set_sizes_and_strides`` in ``c10/core/TensorImpl.h`` keeps
+    strides "monotonically increasing to match NumPy": a negative stride
+    becomes 1 in the last dimension, else the stride of the next dimension
+    times its size (at least 1), computed in int64 with overflow checks.
+    ``compute_storage_nbytes`` lets a negative stride through only where it
+    is never used (a dimension of size 1, or a tensor without elements), so
+    ``torch.empty_strided((1, 2), (-5, 1)).stride()`` is ``(2, 1)``.
+    """
+    if all(stride >= 0 for stride in strides):
+        return tuple(strides)  # the usual case: kept as they are
+    strides = list(strides)
+    for d in reversed(range(len(sizes))):
+        if strides[d] < 0:
+            strides[d] = 1 if d == len(sizes) - 1 else strides[d + 1] * max(sizes[d + 1], 1)
+    if any(stride > INT64_MAX for stride in strides):
+        raise RuntimeError("Stride calculation overflowed")
+    return tuple(strides)
+
+
+def checked_contiguous_strides(sizes):
+    """``contiguous_strides``, refusing strides that do not fit in an int64.
+
+    ``TensorImpl::empty_tensor_restride`` in ``c10/core/TensorImpl.h``
+    computes them in int64 with overflow checks.  With a size-0 dimension
+    first, ``torch.empty(0, 2**40, 2**40)`` needs no storage at all, but its
+    first stride would be 2**80.
+    """
+    strides = contiguous_strides(sizes)
+    if strides and strides[0] > INT64_MAX:  # the first stride is the largest
+        raise RuntimeError("Stride calculation overflowed")
+    return strides
 
 
 # ---------------------------------------------------------------------------

@@ -64,13 +64,13 @@ from ._checkpoint_file import (CheckpointError, bytes_left, open_regular_file, r
                                write_atomically)
 from ._device import as_device, device
 from ._storage import UntypedStorage
+from ._strides import INT64_MAX, check_numel, compute_storage_nbytes
 from .backends import cuda as _cuda_backend
 from ._tensor import Tensor
 
 MAGIC = b"\x89teachtorch\r\n\x1a\n"
 VERSION = 1
 _PREFIX = struct.Struct("<IQI")   # version, header size, header CRC-32
-_INT64_MAX = 2**63 - 1
 # A header describes tensors (~200 bytes each), not data: 1 GiB is millions of tensors. The cap matters for a
 # stream of unknown length, where a crafted header size would otherwise be read from a stream that never ends.
 _MAX_HEADER = 1 << 30
@@ -302,7 +302,7 @@ def _check_storage_table(table, map_location):
     checked = []
     for i, entry in enumerate(table):
         nbytes, crc = entry["nbytes"], entry["crc32"]
-        if not _is_int(nbytes) or not 0 <= nbytes <= _INT64_MAX:
+        if not _is_int(nbytes) or not 0 <= nbytes <= INT64_MAX:
             # the storages lie one after another, so a negative size would overlap the storage before it
             raise ValueError(f"storage {i} has size {nbytes!r}: a storage's size is a non-negative integer")
         if not _is_int(crc) or not 0 <= crc < 2**32:
@@ -431,24 +431,24 @@ def _decode_tensor(entry, storages, parameter):
 
 
 def _check_geometry(offset, size, stride, itemsize, storage_nbytes):
-    """PyTorch's checks when it sets a tensor's geometry (`set_`, `computeStorageNbytes`): integers that fit in an
-    int64, no negative size, stride or offset, and every element inside the storage."""
+    """PyTorch's checks when it sets a tensor's geometry (`set_`): integers that fit in an int64, no negative
+    size, stride or offset, an element count and a storage size that fit in an int64 (the stride arithmetic of
+    _strides.py), and every element inside the storage. Raises ValueError, which `load` reports as malformed."""
     if (not isinstance(size, list) or not isinstance(stride, list) or len(size) != len(stride)
             or not all(_is_int(x) for x in (offset, *size, *stride))):
         raise ValueError(f"bad tensor geometry: offset {offset!r}, size {size!r}, stride {stride!r}")
-    if not 0 <= offset <= _INT64_MAX:
+    if not 0 <= offset <= INT64_MAX:
         raise ValueError(f"Tensor: invalid storage offset {offset}")
-    numel = math.prod(size)
-    if any(not 0 <= n <= _INT64_MAX for n in size) or numel > _INT64_MAX:
+    if any(not 0 <= n <= INT64_MAX for n in size):
         raise ValueError(f"numel: integer multiplication overflow (size {size})")
-    if any(not 0 <= s <= _INT64_MAX for s in stride):
+    if any(not 0 <= s <= INT64_MAX for s in stride):
         raise ValueError(f"Storage size calculation overflowed with sizes={size} and strides={stride}")
-    if numel == 0:
-        return                                     # no element is read, wherever the offset points
+    try:
+        check_numel(size)
+        nbytes = compute_storage_nbytes(size, stride, itemsize, offset)   # 0 when there is no element
+    except RuntimeError as e:
+        raise ValueError(str(e)) from None
     # the last element must lie inside the storage: a crafted file must not make us read past its end
-    nbytes = (offset + sum((n - 1) * s for n, s in zip(size, stride)) + 1) * itemsize
-    if nbytes > _INT64_MAX:
-        raise ValueError(f"Storage size calculation overflowed with sizes={size} and strides={stride}")
     if nbytes > storage_nbytes:
         raise ValueError(f"tensor of size {tuple(size)} and stride {tuple(stride)} at offset {offset} needs "
                          f"{nbytes} bytes of storage, but its storage has {storage_nbytes}")

@@ -168,10 +168,28 @@ REQUIRES_GRAD_FACTORIES = {
     "new_empty": lambda lib, rg: lib.ones(2).new_empty(2, requires_grad=rg).shape,
     "new_full": lambda lib, rg: lib.ones(2).new_full((2,), 1.0, requires_grad=rg),
     "new_empty_strided": lambda lib, rg: lib.ones(2).new_empty_strided((2,), (1,), requires_grad=rg).shape,
+    "scalar_tensor": lambda lib, rg: lib.scalar_tensor(1.0, requires_grad=rg),
+    # functions with several signatures: PyTorch says that none fits ("invalid combination of arguments")
+    "arange": lambda lib, rg: lib.arange(3., requires_grad=rg),
+    "arange_start_end_step": lambda lib, rg: lib.arange(0, 3., 1, requires_grad=rg),
+    "linspace": lambda lib, rg: lib.linspace(0, 1, 3, requires_grad=rg),
+    "logspace": lambda lib, rg: lib.logspace(0, 1, 3, requires_grad=rg),
+    "eye": lambda lib, rg: lib.eye(2, requires_grad=rg),
+    "eye_n_m": lambda lib, rg: lib.eye(2, 3, requires_grad=rg),
+    "rand": lambda lib, rg: lib.rand(2, requires_grad=rg).shape,
+    "randn": lambda lib, rg: lib.randn((2, 3), requires_grad=rg).shape,
+    "randint": lambda lib, rg: lib.randint(3, (2,), requires_grad=rg).shape,
+    "randint_low_high": lambda lib, rg: lib.randint(0, 3, (2,), requires_grad=rg).shape,
+    "randperm": lambda lib, rg: lib.randperm(3, requires_grad=rg).shape,
+    "normal": lambda lib, rg: lib.normal(0.0, 1.0, (2,), requires_grad=rg).shape,
+    "rand_like": lambda lib, rg: lib.rand_like(lib.ones(2), requires_grad=rg).shape,
+    "randn_like": lambda lib, rg: lib.randn_like(lib.ones(2), requires_grad=rg).shape,
+    "randint_like": lambda lib, rg: lib.randint_like(lib.ones(2), 3, requires_grad=rg).shape,
+    "randint_like_low_high": lambda lib, rg: lib.randint_like(lib.ones(2), 0, 3, requires_grad=rg).shape,
 }
 
 
-@pytest.mark.parametrize("value", ["yes", 1, None, np.bool_(True)], ids=repr)
+@pytest.mark.parametrize("value", ["yes", 1, None, np.bool_(True), 0.0], ids=repr)
 @pytest.mark.parametrize("name", REQUIRES_GRAD_FACTORIES)
 def test_factory_requires_grad_takes_only_a_bool(name, value):
     """True or False; None too (meaning False) where PyTorch's schema says `bool?`, but not in tensor()."""
@@ -558,6 +576,88 @@ def test_eye(args, dtype):
 def test_eye_requires_grad():
     check(lambda lib: lib.eye(2, requires_grad=True))
     check(lambda lib: lib.eye(2, dtype=lib.int64, requires_grad=True))
+
+
+# ---- sizes an int64 cannot count: refused before anything is allocated -----------------------------------------
+
+B = 2**40
+
+
+def _geometry(t):
+    """A fresh tensor's layout and storage size (never its values: `empty` gives whatever memory held)."""
+    return tuple(t.shape), t.stride(), t.untyped_storage().nbytes()
+
+
+def _expanded(lib, n=2**31):
+    return lib.zeros(1, 1).expand(n, n)   # n * n elements over one: only a copy of it needs the memory
+
+
+HUGE_FACTORIES = {
+    "empty": lambda lib: lib.empty(B, B),
+    "zeros": lambda lib: lib.zeros(B, B),
+    "ones": lambda lib: lib.ones(B, B),
+    "full": lambda lib: lib.full((B, B), 1.0),
+    "full_bad_value": lambda lib: lib.full((B, B), 300, dtype=lib.uint8),    # the size is checked first
+    "zeros_2**61_float64": lambda lib: lib.zeros(2**61, dtype=lib.float64),
+    "empty_channels_last": lambda lib: lib.empty(B, B, 1, 1, memory_format=lib.channels_last),
+    "empty_overflow_before_a_0": lambda lib: lib.empty(B, B, 0),              # the product overflows first
+    "empty_0_then_huge": lambda lib: lib.empty(0, B, B),                      # no bytes, but a stride of 2**80
+    "empty_product_fits_before_a_0": lambda lib: _geometry(lib.empty(2**32, 2**31, 0)),
+    "empty_negative_and_huge": lambda lib: lib.empty(B, B, -1),
+    "empty_meta": lambda lib: lib.empty(B, B, device="meta"),
+    "empty_meta_fits": lambda lib: tuple(lib.empty(2**31, 2**31, device="meta").shape),
+    "empty_strided_zero_strides": lambda lib: lib.empty_strided((B, B), (0, 0)),
+    "empty_strided_zero_strides_fit": lambda lib: _geometry(lib.empty_strided((2**31, 2**31), (0, 0))),
+    "empty_strided_bytes": lambda lib: lib.empty_strided((2**62,), (4,)),
+    "empty_strided_stride": lambda lib: lib.empty_strided((2, 2), (2**62, 1)),
+    "empty_strided_negative_stride": lambda lib: lib.empty_strided((2,), (-1,)),
+    "empty_strided_negative_stride_size_1": lambda lib: _geometry(lib.empty_strided((1, 2), (-5, 1))),
+    "empty_strided_overflow_before_a_0": lambda lib: lib.empty_strided((B, B, 0), (0, 0, 0)),
+    "empty_strided_negative_before_length": lambda lib: lib.empty_strided((-1, B), (0,)),
+    "new_empty": lambda lib: lib.zeros(2).new_empty(B, B),
+    "new_zeros": lambda lib: lib.zeros(2).new_zeros(B, B),
+    "new_ones": lambda lib: lib.zeros(2).new_ones((B, B)),
+    "new_full": lambda lib: lib.zeros(2).new_full((B, B), 1.0),
+    "new_empty_strided": lambda lib: lib.zeros(2).new_empty_strided((B, B), (0, 0)),
+    "new_empty_strided_bytes": lambda lib: lib.zeros(2).new_empty_strided((B, B), (B, 1)),
+    "empty_like": lambda lib: lib.empty_like(_expanded(lib)),
+    "zeros_like": lambda lib: lib.zeros_like(_expanded(lib)),
+    "ones_like": lambda lib: lib.ones_like(_expanded(lib)),
+    "full_like": lambda lib: lib.full_like(_expanded(lib), 2.0),
+    "zeros_like_contiguous": lambda lib: lib.zeros_like(_expanded(lib), memory_format=lib.contiguous_format),
+    "rand_like": lambda lib: lib.rand_like(_expanded(lib)),
+    "randn_like": lambda lib: lib.randn_like(_expanded(lib)),
+    "randint_like": lambda lib: lib.randint_like(_expanded(lib), 3),
+    "clone": lambda lib: _expanded(lib).clone(),
+    "contiguous": lambda lib: _expanded(lib).contiguous(),
+    "rand": lambda lib: lib.rand(B, B),
+    "randn": lambda lib: lib.randn(B, B),
+    "randint": lambda lib: lib.randint(3, (B, B)),
+    "normal": lambda lib: lib.normal(0.0, 1.0, (B, B)),
+    "randperm": lambda lib: lib.randperm(2**62),
+    "arange": lambda lib: lib.arange(2**62),
+    "linspace": lambda lib: lib.linspace(0, 1, 2**62),
+    "eye": lambda lib: lib.eye(B),
+}
+
+
+@pytest.mark.parametrize("name", HUGE_FACTORIES)
+def test_factories_refuse_sizes_beyond_int64_like_torch(name):
+    """PyTorch refuses these before allocating (a RuntimeError with its message); NumPy would raise its own
+    ValueError ("Maximum allowed dimension exceeded"), or allocate one element for 2**80 of them."""
+    check(HUGE_FACTORIES[name])
+
+
+def test_huge_factory_errors_allocate_nothing():
+    tracemalloc.start()
+    try:
+        for name in ("zeros", "empty_strided_zero_strides", "ones_like", "randn"):
+            with pytest.raises(RuntimeError, match="overflow"):
+                HUGE_FACTORIES[name](tt)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 100_000
 
 
 @pytest.mark.parametrize("size,stride", [((2, 3), (1, 2)), ((2, 3), (3, 1)), ((0, 3), (1, 2)), ((2, 3), (1, -2)),

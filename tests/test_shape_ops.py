@@ -352,6 +352,14 @@ def test_repeat_edges():
     check(lambda lib: lib.ones(3).repeat_interleave(lib.tensor([1, 2, 3]), output_size=5))
 
 
+@pytest.mark.parametrize("repeats", [(2**40, 2**40), (2**40, 2**40, 0), (-1, 2), (2**61,)], ids=repr)
+def test_repeat_refuses_sizes_beyond_int64(repeats):
+    """The result is allocated first, so its size is checked as `empty` checks it (NumPy's tile would try)."""
+    check(lambda lib, x: x.repeat(*repeats), arange(2))
+    if min(repeats) >= 0:   # (on meta, PyTorch's Python decomposition words a negative repeat its own way)
+        check(lambda lib: lib.zeros(2, device="meta").repeat(*repeats))
+
+
 # ---- diagonals ---------------------------------------------------------------------------------------------------------
 
 

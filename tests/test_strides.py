@@ -175,6 +175,88 @@ def test_channels_last_strides_wrong_rank():
 
 
 # ---------------------------------------------------------------------------
+# int64 limits: check_size_nonnegative, compute_storage_nbytes(_contiguous),
+# check_numel, checked_contiguous_strides
+# ---------------------------------------------------------------------------
+#
+# Each test runs our functions in the order PyTorch runs its own, and compares
+# with what torch does.  The meta device allocates nothing, so torch.empty on
+# it shows the contiguous checks for any size; torch.empty_strided on the cpu
+# shows the strided ones (only small storages are allocated here).
+
+B = 2**40
+
+
+def our_empty(sizes, itemsize):
+    """What torch.empty checks, in its order (empty_generic in EmptyTensor.cpp)."""
+    S.check_size_nonnegative(sizes)
+    nbytes = S.compute_storage_nbytes_contiguous(sizes, itemsize)
+    strides = S.checked_contiguous_strides(sizes)
+    S.check_numel(sizes)
+    return nbytes, strides
+
+
+def our_empty_strided(sizes, strides, itemsize):
+    """What torch.empty_strided checks, in its order (empty_strided_generic)."""
+    S.check_size_nonnegative(sizes)
+    nbytes = S.compute_storage_nbytes(sizes, strides, itemsize)
+    strides = S.stored_strides(sizes, strides)
+    S.check_numel(sizes)
+    return nbytes, strides
+
+
+@pytest.mark.parametrize(
+    "sizes",
+    [(), (0,), (2, 3), (B, B), (2**61,), (2**62,), (2**63 - 1,), (2**62, 2), (2**31, 2**31),
+     (B, B, 0), (0, B, B), (2**32, 2**31, 0), (2**32, 2**32, 0), (B, B, -1), (-1, 0), (3, -2)],
+    ids=repr,
+)
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.float32, torch.float64], ids=str)
+def test_empty_size_checks_match_torch_empty(sizes, dtype):
+    def theirs():
+        t = torch.empty(sizes, dtype=dtype, device="meta")
+        return t.untyped_storage().nbytes(), t.stride()
+    assert our_outcome(lambda: our_empty(sizes, dtype.itemsize)) == torch_outcome(theirs)
+
+
+@pytest.mark.parametrize(
+    "sizes, strides",
+    [((2, 3), (3, 1)), ((2, 3), (1, 2)), ((0, 2), (-5, 1)), ((1, 2), (-5, 1)), ((2,), (-1,)), ((2, 2), (-1, 1)),
+     ((3,), (2**62,)), ((2,), (2**63 - 1,)), ((2, 2), (2**62, 1)), ((2**62,), (4,)), ((B, B), (0, 0)),
+     ((2**31, 2**31), (0, 0)), ((B, B, 0), (0, 0, 0)), ((0, B, B), (1, 1, 1)), ((B, 0), (2**62, 1)),
+     ((-1,), (0,)), ((-1, B), (0,)), ((B, B), (0,)), ((), ()),
+     ((2, 1, 1), (1, -3, -7)), ((1,), (-1,)), ((1, B, 0), (-1, 2**62, 1)), ((0, 3), (-1, -1))],
+    ids=repr,
+)
+def test_empty_strided_size_checks_match_torch_empty_strided(sizes, strides):
+    def theirs():
+        t = torch.empty_strided(sizes, strides)
+        return t.untyped_storage().nbytes(), t.stride()
+    assert our_outcome(lambda: our_empty_strided(sizes, strides, 4)) == torch_outcome(theirs)
+
+
+@pytest.mark.parametrize(
+    "sizes",
+    [(B, B), (2**31, 2**31), (2**32, 2**31), (B, B, 0), (0, B, B), (2**32, 2**31, 0), (2**32, 2**32, 0),
+     (-1,), (-1, 0), (0, -1), (3, -2), (2**63 - 1,)],
+    ids=repr,
+)
+def test_check_numel_matches_torch_as_strided(sizes):
+    """A meta tensor has no storage to stay inside of: as_strided with 0 strides checks only the count."""
+    def theirs():
+        return tuple(torch.empty(0, device="meta").as_strided(sizes, [0] * len(sizes)).shape)
+    assert our_outcome(lambda: S.check_numel(sizes) or sizes) == torch_outcome(theirs)
+
+
+def test_compute_storage_nbytes_reads_strides_and_sizes_as_unsigned():
+    """A negative size costs nothing with stride 0; a negative stride nothing in a dim of size 1."""
+    assert S.compute_storage_nbytes((-1, 2), (0, 1), 4) == 8
+    assert S.compute_storage_nbytes((1, 2), (-5, 1), 4, offset=3) == 20
+    with pytest.raises(RuntimeError, match=r"sizes=\[-1, -1\] and strides=\[-1, 1\]"):
+        S.compute_storage_nbytes((-1, -1), (-1, 1), 4)   # (-1) * (-2) is 2, but not in uint64
+
+
+# ---------------------------------------------------------------------------
 # is_contiguous / is_channels_last_contiguous / non-overlapping-and-dense /
 # internal overlap
 # ---------------------------------------------------------------------------

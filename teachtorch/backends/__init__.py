@@ -21,7 +21,9 @@ import numpy as np
 
 from .._device import as_device
 from .._storage import UntypedStorage
-from .._strides import contiguous_strides, has_internal_overlap, preserve_format_strides
+from .._strides import (check_numel, check_size_nonnegative, checked_contiguous_strides, compute_storage_nbytes,
+                        compute_storage_nbytes_contiguous, contiguous_strides, has_internal_overlap,
+                        preserve_format_strides, stored_strides)
 from .._tensor import Tensor
 
 ARRAY_MODULES = {"cpu": np}
@@ -67,19 +69,26 @@ def xp_of(t):
     return ARRAY_MODULES[t._storage.device.type]
 
 
-def storage_nbytes(sizes, strides, itemsize, offset=0):
-    """Bytes a storage needs so that every element of (offset, sizes, strides) lies inside it."""
-    if any(s == 0 for s in sizes):
-        return offset * itemsize
-    return (offset + 1 + sum((n - 1) * st for n, st in zip(sizes, strides))) * itemsize
-
-
 def empty(sizes, dtype, device, strides=None):
-    """A tensor with fresh (zeroed) memory. `strides` default to contiguous."""
+    """A tensor with fresh (zeroed) memory, contiguous unless `strides` are given.
+
+    PyTorch's `empty_generic` and, with strides, `empty_strided_generic` (aten/src/ATen/EmptyTensor.cpp). Like
+    them it refuses, before a byte is allocated, what an int64 cannot count (the arithmetic is in _strides.py):
+    a negative size, a storage of more than 2**63 - 1 bytes (`zeros(2**40, 2**40)`), and more than 2**63 - 1
+    elements (`empty_strided((2**40, 2**40), (0, 0))` needs one element of storage, but has 2**80 of them).
+    NumPy would refuse some of these with its own ValueError, and silently accept the last.
+    """
     sizes = tuple(sizes)
-    strides = contiguous_strides(sizes) if strides is None else tuple(strides)
     device = as_device(device)
-    storage = STORAGE_TYPES[device.type](storage_nbytes(sizes, strides, dtype.itemsize), device=device)
+    check_size_nonnegative(sizes)
+    if strides is None:
+        nbytes = compute_storage_nbytes_contiguous(sizes, dtype.itemsize)
+        strides = checked_contiguous_strides(sizes)
+    else:
+        nbytes = compute_storage_nbytes(sizes, strides, dtype.itemsize)
+        strides = stored_strides(sizes, strides)   # a negative stride that passed is replaced, as in PyTorch
+    check_numel(sizes)
+    storage = STORAGE_TYPES[device.type](nbytes, device=device)
     return Tensor._make(storage, 0, sizes, strides, dtype)
 
 

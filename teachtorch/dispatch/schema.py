@@ -13,11 +13,12 @@ counter, or link a view to its base), exactly as PyTorch's codegen does (torchge
 import re
 from dataclasses import dataclass, field
 
+from .._strides import INT64_MAX, INT64_MIN   # what an `int` argument holds in C++
+
 _ARG = re.compile(
     r"^(?P<type>[A-Za-z]+)(?:\((?P<alias>[^)]*)\))?(?P<suffix>[\[\]\d?]*)\s+(?P<name>\w+)(?:=(?P<default>.+))?$"
 )
 _NO_DEFAULT = object()
-INT64_MIN, INT64_MAX = -2 ** 63, 2 ** 63 - 1   # what an `int` argument holds in C++
 
 
 def unpack_int64(value):

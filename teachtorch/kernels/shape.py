@@ -18,7 +18,8 @@ computed the way PyTorch does it.
 """
 
 from .._dtype import can_cast, result_type
-from .._strides import channels_last_strides, contiguous_strides, normalize_dim
+from .._strides import (channels_last_strides, check_size_nonnegative, compute_storage_nbytes_contiguous,
+                        contiguous_strides, normalize_dim)
 from ..backends import check_writable, empty, write
 from ..backends import preserve_strides
 from ..dispatch import dispatcher
@@ -234,9 +235,9 @@ def repeat_kernel(ks, self, repeats):
                            "tensor")
     padded = (1,) * (len(repeats) - self.dim()) + self._sizes
     sizes = tuple(s * r for s, r in zip(padded, repeats))
-    for s in sizes:
-        if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(sizes)}")
+    # PyTorch allocates the result with `empty(sizes)` first, which refuses what an int64 cannot count
+    check_size_nonnegative(sizes)
+    compute_storage_nbytes_contiguous(sizes, self.dtype.itemsize)
     if is_meta(self):
         return empty(sizes, self.dtype, self.device)
     xp = xp_for(self)

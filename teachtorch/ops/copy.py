@@ -7,7 +7,7 @@ the elements land in `self`'s storage whatever its strides. `clone` allocates wi
 """
 
 from .._dispatch_key import CompositeImplicitAutograd
-from .._strides import broadcast_shapes, channels_last_strides, contiguous_strides
+from .._strides import broadcast_shapes, channels_last_strides
 from .._tensor import Tensor
 from ..backends import ARRAY_MODULES, check_writable, empty, write
 from ..kernels.pointwise import check_no_partial_overlap
@@ -82,7 +82,7 @@ def clone_kernel(ks, self, memory_format=None):
             raise RuntimeError("required rank 4 tensor to use channels_last format")
         strides = channels_last_strides(self._sizes)      # NHWC in memory, the dims still in NCHW order
     else:
-        strides = contiguous_strides(self._sizes)
+        strides = None                                     # contiguous: a plain empty(sizes), as in PyTorch
     out = empty(self._sizes, self.dtype, self.device, strides)
     if self._storage._data is not None:
         ARRAY_MODULES[self.device.type].copyto(out._data(), self._data())

@@ -22,7 +22,6 @@ Three rules worth seeing:
   weight transposed in the MPS Adam bug (shared/reference §5.1), so it is worth seeing.
 """
 
-import math
 import operator
 
 import numpy as np
@@ -31,15 +30,15 @@ from .. import _dtype
 from .._dtype import checked_convert
 from .._device import as_device, default_device
 from .._dispatch_key import DispatchKey
-from .._strides import channels_last_strides, contiguous_strides
+from .._strides import INT64_MAX, INT64_MIN, channels_last_strides
 from .._tensor import Tensor
+from .._tensor import typename as _type_name   # the parser's name for a type: float, Tensor, numpy.ndarray
 from ..autograd.grad_mode import is_grad_enabled
 from ..backends import ARRAY_MODULES, preserve_strides, write
 from ..backends import cuda as cuda_backend
 from ..backends import empty as _empty_tensor
 from ..dispatch.backend_select import backend_select_kernel
 from ..dispatch.dispatcher import impl
-from ..dispatch.schema import INT64_MAX, INT64_MIN
 from ..kernels.pointwise import write_out
 from ._define import define, register_kernel
 
@@ -83,14 +82,6 @@ def _format_name(fmt):
 
 
 # ---- argument checks shared by every factory ----------------------------------------------------------------
-
-
-def _type_name(obj):
-    """The type name PyTorch's argument parser prints: `float`, `Tensor`, `numpy.ndarray`."""
-    if isinstance(obj, Tensor):
-        return "Tensor"
-    t = type(obj)
-    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
 
 
 def _is_index(x):
@@ -139,14 +130,6 @@ def _size_arg(size, fn="zeros", keywords=None):
     return tuple(out)
 
 
-def check_sizes(sizes):
-    """Negative sizes are refused by the allocator (`check_size_nonnegative`, c10/core/...Allocator)."""
-    for s in sizes:
-        if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(sizes)}")
-    return sizes
-
-
 def check_device(device):
     """The device of a new tensor (the default device when None), starting the cuda backend when first
     asked for: without CuPy that raises PyTorch's "Torch not compiled with CUDA enabled", plus what to install."""
@@ -165,12 +148,21 @@ def _check_dtype(dtype, fn):
     return dtype
 
 
-def check_requires_grad(requires_grad, fn, optional=True):
+def check_requires_grad(requires_grad, fn, optional=True, signatures=None, given=()):
     """`requires_grad` as PyTorch's parser takes it: True or False, not 1, 'yes' or numpy.bool. The generated
     factories (`zeros`, `empty_like`, `new_ones`, ...) declare it `bool?`, so None passes there and means False;
-    `tensor` and `new_tensor`, written by hand in tensor_new.cpp, refuse None too."""
-    if not (type(requires_grad) is bool or optional and requires_grad is None):
+    `tensor` and `new_tensor`, written by hand in tensor_new.cpp, refuse None too.
+
+    A function with several signatures (`arange`, `randn`, `eye`, ...) cannot tell which argument was wrong, so
+    the parser says that no signature fits: pass its `signatures` and the type names of the positional
+    arguments `given`."""
+    if type(requires_grad) is bool or optional and requires_grad is None:
+        return
+    if signatures is None:
         raise TypeError(f"{fn}(): argument 'requires_grad' must be bool, not {_type_name(requires_grad)}")
+    got = ", ".join([*given, f"requires_grad={_type_name(requires_grad)}"])
+    raise TypeError(f"{fn}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                    + signatures)
 
 
 def _finish(t, requires_grad):
@@ -248,9 +240,8 @@ def _fill_kernel(value_of, name):
     def fill_kernel(ks, size, *rest):
         *rest, dtype, device = rest
         dtype = dtype or _dtype.get_default_dtype()
-        size = check_sizes(size)
-        v = fill_value(value_of(*rest), dtype, math.prod(size))   # before allocating: a bad value fails fast
-        t = _empty_tensor(size, dtype, device)
+        t = _empty_tensor(size, dtype, device)   # PyTorch: empty(size), which checks the size, then fill_
+        v = fill_value(value_of(*rest), dtype, t.numel())
         return t if v == 0 else _fill(t, v)   # fresh storage is already zeroed
     fill_kernel.__qualname__ = f"{name}_kernel"
     return fill_kernel
@@ -262,9 +253,11 @@ _full_kernel = _fill_kernel(lambda v: v, "full")
 
 
 def _empty_kernel(ks, size, dtype, device, memory_format=None):
-    size = check_sizes(size)
-    strides = channels_last_strides(size) if memory_format == "channels_last" else None
-    return _empty_tensor(size, dtype or _dtype.get_default_dtype(), device, strides)
+    t = _empty_tensor(size, dtype or _dtype.get_default_dtype(), device)
+    if memory_format == "channels_last":
+        # PyTorch allocates contiguous bytes, then restrides the tensor over them (`empty_tensor_restride`)
+        t = Tensor._make(t._storage, 0, t._sizes, channels_last_strides(t._sizes), t.dtype)
+    return t
 
 
 empty_op = _factory(f"empty.memory_format(SymInt[] size, {_FACTORY_TAIL}, MemoryFormat? memory_format=None) "
@@ -281,13 +274,7 @@ full_out_op = _factory_out("full.out(SymInt[] size, Scalar fill_value, *, Tensor
 
 
 def _empty_strided_kernel(ks, size, stride, dtype, device):
-    if len(size) != len(stride):
-        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality of strides "
-                           f"({len(stride)})")
-    check_sizes(size)
-    if any(s < 0 for s in stride):
-        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
-    return _empty_tensor(size, dtype or _dtype.get_default_dtype(), device, stride)
+    return _empty_tensor(size, dtype or _dtype.get_default_dtype(), device, stride)   # checks sizes and strides
 
 
 empty_strided_op = _factory(f"empty_strided(SymInt[] size, SymInt[] stride, {_FACTORY_TAIL}) -> Tensor",
@@ -356,6 +343,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
 
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A 0-d tensor holding `s`; its dtype is the default float dtype whatever `s` is."""
+    check_requires_grad(requires_grad, "scalar_tensor")
     return full((), s, dtype=dtype or _dtype.get_default_dtype(), device=device, requires_grad=requires_grad)
 
 
@@ -370,13 +358,14 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False,
 
 
 def strides_for(t, memory_format):
-    """The strides of a new tensor shaped like `t` in `memory_format` (None means preserve_format)."""
+    """The strides of a new tensor shaped like `t` in `memory_format` (None means preserve_format), for
+    `backends.empty`: None for contiguous, which PyTorch allocates with a plain `empty(sizes)`."""
     memory_format = _format_name(memory_format)
     if memory_format in (None, "preserve_format"):
         return preserve_strides(t)
     if memory_format == "channels_last":
         return channels_last_strides(t._sizes)
-    return contiguous_strides(t._sizes)
+    return None   # contiguous: PyTorch's plain `empty(sizes)`
 
 
 _LIKE_TAIL = "*, ScalarType? dtype=None, Device? device=None, MemoryFormat? memory_format=None"
@@ -387,8 +376,8 @@ def _like_kernel(value_of):
         *rest, dtype, device, memory_format = rest
         dtype = dtype or self.dtype
         device = as_device(device) if device is not None else self.device
-        v = fill_value(value_of(*rest), dtype, math.prod(self._sizes)) if value_of is not None else 0
-        t = _empty_tensor(self._sizes, dtype, device, strides_for(self, memory_format))
+        t = _empty_tensor(self._sizes, dtype, device, strides_for(self, memory_format))   # empty_like, then fill_
+        v = fill_value(value_of(*rest), dtype, t.numel()) if value_of is not None else 0
         return t if v == 0 else _fill(t, v)
     return like_kernel
 

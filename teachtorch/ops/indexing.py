@@ -16,8 +16,9 @@ import warnings
 
 import numpy as np
 
+from .._strides import INT64_MAX
 from .._tensor import Tensor
-from ..dispatch.schema import INT64_MAX, unpack_int64
+from ..dispatch.schema import unpack_int64
 from . import views
 
 # Filled in by the advanced-indexing module: fn(self, index_tuple) and fn(self, index_tuple, value).

@@ -32,11 +32,12 @@ from .._strides import broadcast_shapes
 from .._tensor import Tensor
 from ..backends import ARRAY_MODULES, quietly, write
 from ..backends import empty as _empty_tensor
+from ..dispatch.schema import unpack_int64
 from ..kernels.pointwise import write_out
 from ._define import bind_method, define, method, register_kernel
 from .factories import (
     _factory, _factory_out, _finish, _format_name, _is_index, _size_arg, _type_name, check_device, check_like_input,
-    check_out, check_sizes, strides_for,
+    check_out, check_requires_grad, strides_for,
 )
 from .._dtype import checked_convert
 from .tensor_new import tensor
@@ -469,23 +470,23 @@ _RANDOM_TAIL = "*, Generator? generator=None, ScalarType? dtype=None, Device? de
 
 
 def _rand_kernel(ks, size, generator, dtype, device):
-    t = _empty_tensor(check_sizes(size), dtype or _dtype.get_default_dtype(), device)
+    t = _empty_tensor(size, dtype or _dtype.get_default_dtype(), device)
     return uniform__kernel(ks, t, 0.0, 1.0, generator)   # torch: empty(size).uniform_(0, 1)
 
 
 def _randn_kernel(ks, size, generator, dtype, device):
-    t = _empty_tensor(check_sizes(size), dtype or _dtype.get_default_dtype(), device)
+    t = _empty_tensor(size, dtype or _dtype.get_default_dtype(), device)
     return normal__kernel(ks, t, 0.0, 1.0, generator)
 
 
 def _randint_kernel(ks, low, high, size, generator, dtype, device):
-    t = _empty_tensor(check_sizes(size), dtype or _dtype.int64, device)
+    t = _empty_tensor(size, dtype or _dtype.int64, device)
     return random__kernel(ks, t, low, high, generator)   # torch: empty(size, dtype).random_(low, high)
 
 
 def _randperm_kernel(ks, n, generator, dtype, device):
     dtype = dtype or _dtype.int64
-    check_sizes((n,))
+    t = _empty_tensor((n,), dtype, device)   # PyTorch: empty(n), then randperm_out's checks
     # check_supported_max_int_with_precision (TensorFactories.cpp): n - 1 must fit, exactly
     checked_convert(n - 1 if n > 0 else n, dtype)
     limits = {"float16": (2049, "2049 for Half"), "float32": (2**24 + 1, "2^24+1 for Float"),
@@ -494,7 +495,6 @@ def _randperm_kernel(ks, n, generator, dtype, device):
         raise RuntimeError(f"n cannot be greater than {limits[dtype.name][1]} type.")
     if dtype is _dtype.bool_:
         raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
-    t = _empty_tensor((n,), dtype, device)
     rng = _rng(generator, "randperm", t.device)
     return _fill_random(t, lambda shape: rng.permutation(n))
 
@@ -502,7 +502,7 @@ def _randperm_kernel(ks, n, generator, dtype, device):
 def _normal_float_float_kernel(ks, mean, std, size, generator, dtype, device):
     if not std >= 0.0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_g(std)}")
-    t = _empty_tensor(check_sizes(size), dtype or _dtype.get_default_dtype(), device)
+    t = _empty_tensor(size, dtype or _dtype.get_default_dtype(), device)
     return normal__kernel(ks, t, mean, std, generator)
 
 
@@ -536,11 +536,31 @@ def _random_factory(op, out_op, fn, args, generator, dtype, device, requires_gra
     return _finish(op(*args, generator=generator, dtype=dtype, device=check_device(device)), requires_grad)
 
 
-_RAND_SIGNATURES = (
-    " * (tuple of ints size, *, torch.Generator generator, Tensor out = None, torch.dtype dtype = None, torch.layout "
-    "layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n"
-    " * (tuple of ints size, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device "
-    "device = None, bool pin_memory = False, bool requires_grad = False)\n")
+# The signatures PyTorch's parser lists when a call fits none of them (the keyword arguments they all end with, then
+# one line per signature).
+_TAIL = ("torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
+         "bool requires_grad = False")
+_RAND_SIGNATURES = (f" * (tuple of ints size, *, torch.Generator generator, Tensor out = None, {_TAIL})\n"
+                    f" * (tuple of ints size, *, Tensor out = None, {_TAIL})\n")
+_RANDINT_SIGNATURES = (f" * (int high, tuple of ints size, *, torch.Generator generator, Tensor out = None, {_TAIL})\n"
+                       f" * (int high, tuple of ints size, *, Tensor out = None, {_TAIL})\n"
+                       f" * (int low, int high, tuple of ints size, *, torch.Generator generator, Tensor out = None, "
+                       f"{_TAIL})\n"
+                       f" * (int low, int high, tuple of ints size, *, Tensor out = None, {_TAIL})\n")
+_RANDPERM_SIGNATURES = (f" * (int n, *, torch.Generator generator, Tensor out = None, {_TAIL})\n"
+                        f" * (int n, *, Tensor out = None, {_TAIL})\n")
+_RAND_LIKE_SIGNATURES = (f" * (Tensor input, *, torch.Generator generator, torch.memory_format memory_format = None, "
+                         f"{_TAIL})\n"
+                         f" * (Tensor input, *, torch.memory_format memory_format = None, {_TAIL})\n")
+_RANDINT_LIKE_SIGNATURES = "".join(
+    f" * (Tensor input, {args}, *, {generator}torch.memory_format memory_format = None, {_TAIL})\n"
+    for args in ("int low, int high", "Tensor high", "int high")
+    for generator in ("torch.Generator generator, ", ""))
+
+
+def _type_names(args):
+    """What the parser's "invalid combination" error says it got: the type of each positional argument."""
+    return [_type_name(a) for a in args]
 
 
 def _rand_size(size, fn, size_keyword):
@@ -555,6 +575,7 @@ def _rand_size(size, fn, size_keyword):
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None,
          pin_memory=False, **size_keyword):
     """Uniform on [0, 1), of the default float dtype unless `dtype=` says otherwise."""
+    check_requires_grad(requires_grad, "rand", signatures=_RAND_SIGNATURES, given=_type_names(size))
     size = _rand_size(size, "rand", size_keyword)
     return _random_factory(rand_op, rand_out_op, "rand", (size,), generator, dtype, device, requires_grad, out)
 
@@ -562,6 +583,7 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, ou
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None,
           pin_memory=False, **size_keyword):
     """Standard normal (mean 0, std 1)."""
+    check_requires_grad(requires_grad, "randn", signatures=_RAND_SIGNATURES, given=_type_names(size))
     size = _rand_size(size, "randn", size_keyword)
     return _random_factory(randn_op, randn_out_op, "randn", (size,), generator, dtype, device, requires_grad, out)
 
@@ -569,15 +591,13 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, o
 def _int_arg(v, fn, name, pos):
     if not _is_index(v):
         raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be int, not {_type_name(v)}")
-    v = operator.index(v)
-    if not -2**63 <= v < 2**63:
-        raise ValueError("Overflow when unpacking long long")
-    return v
+    return unpack_int64(operator.index(v))
 
 
 def randint(*args, low=None, high=None, size=None, generator=None, dtype=None, device=None, requires_grad=False,
             out=None, layout=None, pin_memory=False):
     """Integers uniform on [low, high): `randint(high, size)` or `randint(low, high, size)`; int64 by default."""
+    check_requires_grad(requires_grad, "randint", signatures=_RANDINT_SIGNATURES, given=_type_names(args))
     args = list(args)
     if size is None and args:
         size = args.pop()   # the size comes last
@@ -603,6 +623,7 @@ def randint(*args, low=None, high=None, size=None, generator=None, dtype=None, d
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None,
              pin_memory=False):
     """A random permutation of 0, 1, ..., n - 1 (int64 by default)."""
+    check_requires_grad(requires_grad, "randperm", signatures=_RANDPERM_SIGNATURES, given=_type_names([n]))
     n = _int_arg(n, "randperm", "n", 1)
     if out is None and dtype is None:
         dtype = _dtype.int64
@@ -651,12 +672,14 @@ def _random_like(op, fn, input, *args, generator, dtype, device, requires_grad, 
 
 def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False, memory_format=None,
               layout=None, pin_memory=False):
+    check_requires_grad(requires_grad, "rand_like", signatures=_RAND_LIKE_SIGNATURES, given=_type_names([input]))
     return _random_like(rand_like_op, "rand_like", input, generator=generator, dtype=dtype, device=device,
                         requires_grad=requires_grad, memory_format=memory_format)
 
 
 def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False, memory_format=None,
                layout=None, pin_memory=False):
+    check_requires_grad(requires_grad, "randn_like", signatures=_RAND_LIKE_SIGNATURES, given=_type_names([input]))
     return _random_like(randn_like_op, "randn_like", input, generator=generator, dtype=dtype, device=device,
                         requires_grad=requires_grad, memory_format=memory_format)
 
@@ -665,6 +688,8 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=
                  memory_format=None, layout=None, pin_memory=False):
     """Like `randint`, with input's shape, dtype (unless `dtype=`) and layout: `randint_like(x, high)` or
     `randint_like(x, low, high)`."""
+    given = _type_names([input, low] if high is None else [input, low, high])
+    check_requires_grad(requires_grad, "randint_like", signatures=_RANDINT_LIKE_SIGNATURES, given=given)
     if high is None:
         low, high = 0, low
     low, high = _int_arg(low, "randint_like", "low", 2), _int_arg(high, "randint_like", "high", 3)
@@ -764,6 +789,8 @@ def _float_arg(v):
 def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, device=None, requires_grad=False,
            layout=None, pin_memory=False):
     """Normal samples: `normal(mean, std)` with tensors (broadcast) or numbers, or `normal(m, s, size)`."""
+    given = _type_names([mean, std] if size is None else [mean, std, size])
+    check_requires_grad(requires_grad, "normal", signatures=_NORMAL_SIGNATURES, given=given)
     _rng(generator, "normal")
     if size is not None:
         args = (_float_arg(mean), _float_arg(std), _size_arg((size,), "normal"))

@@ -12,11 +12,13 @@ import numpy as np
 
 from .. import _dtype
 from .._dtype import checked_convert
+from .._strides import INT64_MAX, check_numel
 from .._tensor import Tensor
 from ..backends import ARRAY_MODULES, quietly, write
 from ..backends import empty as _empty_tensor
 from .factories import (  # the argument checks and helpers every factory shares
-    _FACTORY_TAIL, _as_number, _check_dtype, _factory, _factory_out, _fill, _finish, _is_index, _type_name, check_device, check_out, fill_value,
+    _FACTORY_TAIL, _as_number, _check_dtype, _factory, _factory_out, _fill, _finish, _is_index, _type_name,
+    check_device, check_out, check_requires_grad, fill_value,
 )
 
 
@@ -60,7 +62,7 @@ def _arange_length(start, end, step, dtype):
         size_d = float(_trunc_div(xend - xstart + xstep - sgn, xstep))
     else:
         size_d = math.ceil((dend - dstart) / dstep)
-    if not (0 <= size_d <= float(2**63 - 1)):
+    if not (0 <= size_d <= float(INT64_MAX)):
         raise RuntimeError("invalid size, possible overflow?")
     return int(size_d), xstart, xstep
 
@@ -184,6 +186,7 @@ def arange(start=_MISSING, end=_MISSING, step=_MISSING, *, dtype=None, device=No
            layout=None, pin_memory=False):
     """`arange(end)`, `arange(start, end)`, `arange(start, end, step)`: start + i * step while before end."""
     given = [_type_name(v) for v in (start, end, step) if v is not _MISSING]
+    check_requires_grad(requires_grad, "arange", signatures=_ARANGE_SIGNATURES, given=given)
     if end is _MISSING:
         start, end = 0, start
     if start is _MISSING:
@@ -275,6 +278,8 @@ def _eye_kernel(ks, n, m, dtype, device):
     m = n if m is None else m
     if m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
+    # PyTorch resizes an empty tensor to (n, m) (`eye_out`), and `resize_` checks the element count first
+    check_numel((n, m))
     t = _empty_tensor((n, m), dtype or _dtype.get_default_dtype(), device)
     if t._storage._data is not None and min(n, m) > 0:
         # the diagonal of an (n, m) matrix is a view with stride m + 1: write ones through it
@@ -294,7 +299,22 @@ eye_op = _factory(f"eye.m(SymInt n, SymInt? m=None, {_FACTORY_TAIL}) -> Tensor",
 eye_out_op = _factory_out("eye.m_out(SymInt n, SymInt? m=None, *, Tensor(a!) out) -> Tensor(a!)", _eye_kernel)
 
 
-def _space_args(fn, start, end, steps):
+def _space_signatures(fn):
+    """The signatures PyTorch lists for linspace or logspace: start and end may each be a Number or a 0-d Tensor."""
+    base = "float base = 10.0, " if fn == "logspace" else ""
+    return "".join(f" * ({a} start, {b} end, int steps, {base}*, Tensor out = None, torch.dtype dtype = None, "
+                   "torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
+                   "bool requires_grad = False)\n"
+                   for a, b in (("Tensor", "Tensor"), ("Number", "Tensor"), ("Tensor", "Number"), ("Number", "Number")))
+
+
+_SPACE_SIGNATURES = {fn: _space_signatures(fn) for fn in ("linspace", "logspace")}
+
+
+def _space_args(fn, start, end, steps, requires_grad):
+    """The argument checks linspace and logspace share, in the parser's order; start, end and steps as numbers."""
+    check_requires_grad(requires_grad, fn, signatures=_SPACE_SIGNATURES[fn],
+                        given=[_type_name(v) for v in (start, end, steps)])
     for name, v in (("start", start), ("end", end)):
         if isinstance(v, Tensor) and v.dim() != 0:
             raise RuntimeError(f"{fn} only supports 0-dimensional start and end tensors, but got {name} with "
@@ -307,7 +327,7 @@ def _space_args(fn, start, end, steps):
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None, layout=None,
              pin_memory=False):
     """`steps` evenly spaced values from `start` to `end`, both included."""
-    start, end, steps = _space_args("linspace", start, end, steps)
+    start, end, steps = _space_args("linspace", start, end, steps, requires_grad)
     _check_dtype(dtype, "linspace")
     if out is not None:
         check_out("linspace", out, dtype)
@@ -318,7 +338,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False, out=None,
              layout=None, pin_memory=False):
     """`base ** linspace(start, end, steps)`."""
-    start, end, steps = _space_args("logspace", start, end, steps)
+    start, end, steps = _space_args("logspace", start, end, steps, requires_grad)
     _check_dtype(dtype, "logspace")
     if out is not None:
         check_out("logspace", out, dtype)
@@ -336,6 +356,8 @@ _EYE_SIGNATURES = (
 
 def eye(n, m=_MISSING, *, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False):
     """The (n, m) identity matrix (m defaults to n)."""
+    check_requires_grad(requires_grad, "eye", signatures=_EYE_SIGNATURES,
+                        given=[_type_name(n)] + ([] if m is _MISSING else [_type_name(m)]))
     if m is _MISSING:
         if not _is_index(n):
             raise TypeError(f"eye(): argument 'n' (position 1) must be int, not {_type_name(n)}")

@@ -19,6 +19,7 @@ from .._storage import UntypedStorage
 from .._tensor import Tensor
 from ..backends import ARRAY_MODULES, preserve_strides, wrap, write
 from ..backends import empty as _empty_tensor
+from ..dispatch.schema import unpack_int64
 from .factories import (  # the argument checks and helpers every factory shares
     _check_dtype, _finish, _type_name, check_device, check_requires_grad,
 )
@@ -120,10 +121,8 @@ def _unpack_double(obj):
 
 
 def _unpack_long(obj):
-    v = operator.index(obj)   # "'list' object cannot be interpreted as an integer", as in PyTorch
-    if not -2**63 <= v < 2**63:
-        raise ValueError("Overflow when unpacking long long")
-    return v
+    # "'list' object cannot be interpreted as an integer", as in PyTorch
+    return unpack_int64(operator.index(obj))
 
 
 def _store_scalar(obj, dtype):

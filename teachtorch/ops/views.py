@@ -24,10 +24,10 @@ ops above. `reshape` is a view when `view` can be one, and a copy otherwise.
 
 from .. import _strides
 from .._dispatch_key import CompositeExplicitAutograd
-from .._strides import compute_view_strides, infer_size, normalize_dim
+from .._strides import check_numel, compute_storage_nbytes, compute_view_strides, infer_size, normalize_dim
 from .._tensor import Tensor
 from ..dispatch.dispatcher import OpOverload, impl
-from ..dispatch.schema import INT64_MAX, unpack_int64
+from ..dispatch.schema import unpack_int64
 from ._define import bind_method, composite_op, define, method
 
 
@@ -65,44 +65,6 @@ def _int_list(size, name="size"):
             raise TypeError(f"{name} must be tuple of ints, but found element of type {type(s).__name__} at pos 0")
         out.append(s.__index__())
     return tuple(out)
-
-
-# Sizes and element counts live in int64 in PyTorch; a geometry whose byte count or element count does not fit
-# is refused before anything is made (c10/core/TensorImpl.h, aten/src/ATen/EmptyTensor.cpp).
-
-
-def _unsigned(n):
-    """An int64 read as uint64, as PyTorch's overflow-checked size arithmetic reads it: -1 is 2**64 - 1."""
-    return n % 2 ** 64
-
-
-def compute_storage_nbytes(sizes, strides, itemsize, offset=0):
-    """Bytes from the start of the storage to just past the last element (PyTorch's `computeStorageNbytes`).
-
-    0 when there is no element at all: such a tensor fits any storage. PyTorch does the sum in uint64 and
-    fails when it overflows or passes the int64 maximum, so a negative size (a huge unsigned number) fails
-    too, unless its stride is 0.
-    """
-    if 0 in sizes:
-        return 0
-    last = offset + sum(stride * _unsigned(size - 1) for size, stride in zip(sizes, strides))
-    nbytes = (last + 1) * itemsize
-    if nbytes > INT64_MAX:
-        raise RuntimeError(
-            f"Storage size calculation overflowed with sizes={list(sizes)} and strides={list(strides)}")
-    return nbytes
-
-
-def check_numel(sizes):
-    """The element count must fit in int64 (`safe_compute_numel`), so (2**40, 2**40) is refused even with
-    strides (0, 0), which need one element of storage. A negative size counts as a huge unsigned number."""
-    if 0 in sizes:
-        return
-    numel = 1
-    for size in sizes:
-        numel *= _unsigned(size)
-        if numel > INT64_MAX:
-            raise RuntimeError("numel: integer multiplication overflow")
 
 
 # ---- view and reshape -------------------------------------------------------------------------------------
