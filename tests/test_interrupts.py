@@ -50,12 +50,21 @@ def thread_state():
     }
 
 
-_landed = []
+class _Interrupter:
+    """SIGALRM's handler: raises KeyboardInterrupt (as SIGINT's does) while armed, and notes where it landed.
 
+    The timer repeats every few milliseconds until the loop sees the interrupt: Python drops an exception
+    raised where it cannot propagate (inside a `__del__`, a weakref callback, a generator being collected),
+    and a student would simply press Ctrl-C again."""
 
-def _raise_keyboard_interrupt(signum, frame):
-    _landed[:] = [f"{frame.f_code.co_filename}:{frame.f_lineno} in {frame.f_code.co_name}"]
-    raise KeyboardInterrupt
+    def __init__(self):
+        self.armed = False
+        self.landed = None
+
+    def __call__(self, signum, frame):
+        if self.armed:
+            self.landed = f"{frame.f_code.co_filename}:{frame.f_lineno} in {frame.f_code.co_name}"
+            raise KeyboardInterrupt
 
 
 def interrupt_at_random(step, trials, seed, max_delay_s, check=None):
@@ -64,24 +73,31 @@ def interrupt_at_random(step, trials, seed, max_delay_s, check=None):
     Returns the number of trials the interrupt landed in (always `trials`: the loop runs until it does)."""
     rng = random.Random(seed)
     before = thread_state()
-    previous_handler = signal.signal(signal.SIGALRM, _raise_keyboard_interrupt)
+    interrupter = _Interrupter()
+    previous_handler = signal.signal(signal.SIGALRM, interrupter)
     interrupted = 0
     try:
         for trial in range(trials):
             delay = rng.uniform(1e-6, max_delay_s)
             try:
-                signal.setitimer(signal.ITIMER_REAL, delay)   # inside the try: it may fire at once
+                interrupter.armed = True
+                signal.setitimer(signal.ITIMER_REAL, delay, 0.005)   # inside the try: it may fire at once
                 while True:
                     step()
             except KeyboardInterrupt:
+                interrupter.armed = False     # the first thing the handler does (no check point before it)
                 interrupted += 1
             finally:
+                interrupter.armed = False
                 signal.setitimer(signal.ITIMER_REAL, 0)
             after = thread_state()
-            assert after == before, f"trial {trial}: an interrupt at {_landed} changed " + ", ".join(
+            assert after == before, f"trial {trial}: an interrupt at {interrupter.landed} changed " + ", ".join(
                 f"{k}: {before[k]!r} -> {after[k]!r}" for k in before if before[k] != after[k])
             if check is not None:
-                check()
+                try:
+                    check()
+                except AssertionError as e:
+                    raise AssertionError(f"trial {trial}, interrupt at {interrupter.landed}: {e}") from e
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous_handler)
