@@ -15,6 +15,7 @@ reproducible; the number of trials makes every part of a training step likely to
 import gc
 import random
 import signal
+import time
 
 import numpy as np
 import pytest
@@ -51,18 +52,26 @@ def thread_state():
 
 
 class _Interrupter:
-    """SIGALRM's handler: raises KeyboardInterrupt (as SIGINT's does) while armed, and notes where it landed.
+    """SIGALRM's handler: raises KeyboardInterrupt (as SIGINT's does) once per trial, and notes where.
 
-    The timer repeats every few milliseconds until the loop sees the interrupt: Python drops an exception
-    raised where it cannot propagate (inside a `__del__`, a weakref callback, a generator being collected),
-    and a student would simply press Ctrl-C again."""
+    The timer keeps ticking until the loop has seen the interrupt: Python drops an exception raised where it
+    cannot propagate (inside a `__del__`, a weakref callback), and a student would then press Ctrl-C again.
+    A tick raises again only after `patience` seconds, so one interrupt still unwinding through a slow
+    `__exit__` (the explorer drawing its last picture) is not hit by a second."""
 
-    def __init__(self):
+    def __init__(self, patience=2.0):
+        self.patience = patience
         self.armed = False
+        self.raised_at = None
         self.landed = None
 
+    def arm(self):
+        self.armed, self.raised_at = True, None
+
     def __call__(self, signum, frame):
-        if self.armed:
+        now = time.monotonic()
+        if self.armed and (self.raised_at is None or now - self.raised_at > self.patience):
+            self.raised_at = now
             self.landed = f"{frame.f_code.co_filename}:{frame.f_lineno} in {frame.f_code.co_name}"
             raise KeyboardInterrupt
 
@@ -80,8 +89,8 @@ def interrupt_at_random(step, trials, seed, max_delay_s, check=None):
         for trial in range(trials):
             delay = rng.uniform(1e-6, max_delay_s)
             try:
-                interrupter.armed = True
-                signal.setitimer(signal.ITIMER_REAL, delay, 0.005)   # inside the try: it may fire at once
+                interrupter.arm()
+                signal.setitimer(signal.ITIMER_REAL, delay, 0.05)   # inside the try: it may fire at once
                 while True:
                     step()
             except KeyboardInterrupt:

@@ -131,12 +131,20 @@ def test_make_lab_opens_the_first_lesson_as_a_notebook_and_saves_into_work(stude
         page.keyboard.press("End")
         page.keyboard.type("  # my note")
         page.keyboard.press("Control+s")
-        deadline = time.time() + 30
-        while "# my note" not in (work / START).read_text() and time.time() < deadline:
-            time.sleep(0.3)
+        # the tab's dirty mark goes when the save is done (jupyter_server rewrites the file in place, so a
+        # read in the middle of a write can see it empty: read until two reads agree)
+        page.wait_for_function("!document.querySelector('.lm-TabBar-tab.jp-mod-current.jp-mod-dirty')",
+                               timeout=60_000)
+        saved, deadline = None, time.time() + 60
+        while time.time() < deadline:
+            first = (work / START).read_text()
+            time.sleep(0.5)
+            if "# my note" in first and (work / START).read_text() == first:
+                saved = first
+                break
         page.screenshot(path=str(artifacts_dir() / "lab_student.png"))
-        assert "# my note" in (work / START).read_text()
-        assert jupytext.read(work / START).cells[0].cell_type == cells[0].cell_type
+        assert saved is not None, "the edit never reached work/" + START
+        assert [c.cell_type for c in jupytext.reads(saved, fmt="py:percent").cells] == [c.cell_type for c in cells]
         assert not list(work.rglob("*.ipynb")), "saving made an .ipynb beside the lesson"
         assert _digest(checkout / START) == shipped, "the shipped lesson was changed"
         assert not errors, errors
