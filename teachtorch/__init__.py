@@ -13,7 +13,7 @@ The layers, each importing only those below it:
 from . import _dtype
 from ._device import device, get_default_device, set_default_device
 from ._dtype import (
-    bool_ as bool, can_cast, float16, float32, float64, get_default_dtype, int8, int16, int32, int64,
+    bfloat16, bool_ as bool, can_cast, float16, float32, float64, get_default_dtype, int8, int16, int32, int64,
     promote_types, set_default_dtype, uint8,
 )
 from ._storage import UntypedStorage
@@ -25,6 +25,7 @@ from . import autograd
 from .autograd.grad_mode import (
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled,
 )
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .ops import *  # noqa: F401,F403
 from .ops import __all__ as _ops_all
 from .ops import random  # noqa: F401  (teachtorch.random.manual_seed, like torch.random)
@@ -56,6 +57,17 @@ def explore(**options):
 from . import nn, optim, utils  # noqa: E402,F401
 from . import datasets  # noqa: E402,F401  (offline data for class; uses utils.data)
 from .serialization import save, load  # noqa: E402,F401  (checkpoints, no pickle)
+
+# Set-up APIs that PyTorch scripts call at the top, so that they run unchanged (python -m teachtorch.run).
+from . import accelerator, amp, distributed  # noqa: E402,F401
+from .amp.autocast_mode import (autocast, get_autocast_dtype, is_autocast_cache_enabled,  # noqa: E402,F401
+                                 is_autocast_enabled)
+from .backends import flags as _backend_flags  # noqa: E402  (torch.backends.cudnn, .mps, .cuda.matmul)
+from .backends.flags import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402,F401
+from ._compile import compile  # noqa: E402,F401  (runs eagerly)
+from ._legacy_tensor_types import *  # noqa: E402,F401,F403  (torch.FloatTensor(2, 3), isinstance(x, torch.LongTensor))
+from . import ao, onnx, quantization, sparse  # noqa: E402,F401  (out of scope: they raise OutOfScopeError)
+from ._torch_alias import install_as_torch  # noqa: E402,F401  (`import torch` gives teachtorch, in a notebook)
 
 
 def __getattr__(name):

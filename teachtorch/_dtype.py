@@ -60,13 +60,63 @@ float16 = dtype("float16", np.float16, 2, "Half")
 float32 = dtype("float32", np.float32, 2, "Float")
 float64 = dtype("float64", np.float64, 2, "Double")
 
+
+
+class _DtypeWithoutTensors(dtype):
+    """bfloat16: a dtype that exists (printable, comparable, hashable, `is_floating_point`, promotes as in
+    PyTorch) but that no teachtorch tensor can have.
+
+    PyTorch's bfloat16 is float32 with the low 16 bits of the mantissa dropped (8 exponent bits, 7 mantissa
+    bits); its kernels convert to float32, compute, and round back. NumPy has no bfloat16 type, so every
+    kernel here would need that round trip written by hand, and storing float32 "rounded to bfloat16" would
+    give tensors whose itemsize, storage bytes and overflow behaviour all silently differ from PyTorch's.
+    So scripts may *name* `torch.bfloat16` (autocast's CPU default, `is_bf16_supported` checks, configs), and
+    the first op that would make a bfloat16 tensor raises a TypeError naming that op. Making a tensor always
+    reads its dtype's `.numpy` (to compute) or `.itemsize` (to allocate), so those two raise it; reading
+    `torch.bfloat16.itemsize` yourself raises it too (PyTorch says 2)."""
+
+    __slots__ = ()
+
+    def __init__(self, name, ptname):
+        self.name, self._category, self._ptname = name, 2, ptname
+        self.is_floating_point = self.is_signed = True
+
+    def _refuse(self):
+        return TypeError(f"{_public_caller()}teachtorch has no torch.{self.name} tensors: NumPy has no "
+                         f"{self.name} type (see README, 'Where teachtorch knowingly differs from PyTorch'); "
+                         "use torch.float32 or torch.float16")
+
+    @property
+    def numpy(self):
+        raise self._refuse()
+
+    @property
+    def itemsize(self):
+        raise self._refuse()
+
+
+def _public_caller():
+    """'zeros(): ' for the outermost teachtorch function on the stack (the op the user called), or ''."""
+    import os
+    import sys
+    package = os.path.dirname(__file__)
+    frame, name = sys._getframe(2), ""
+    while frame is not None:
+        if frame.f_code.co_filename.startswith(package) and not frame.f_code.co_name.startswith("_"):
+            name = frame.f_code.co_name
+        frame = frame.f_back
+    return f"{name}(): " if name else ""
+
+
+bfloat16 = _DtypeWithoutTensors("bfloat16", "BFloat16")
+
 ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
 _BY_NUMPY = {d.numpy: d for d in ALL_DTYPES}
 
 
 def _lookup(name):
-    return _BY_NAME[name]
+    return bfloat16 if name == "bfloat16" else _BY_NAME[name]
 
 
 def from_numpy_dtype(np_dtype):
@@ -95,6 +145,8 @@ def set_default_dtype(d):
         raise TypeError("invalid dtype object: only floating-point types are supported as the default type")
     if not d.is_floating_point:
         raise TypeError("only floating-point types are supported as the default type")
+    if d is bfloat16:
+        raise bfloat16._refuse()
     _default[0] = d
 
 
@@ -119,6 +171,10 @@ def promote_types(a, b):
         # A higher category always wins (bool < integer < floating), whatever the sizes.
         return a if a._category > b._category else b
     if a._category == 2:
+        if bfloat16 in (a, b):
+            other = b if a is bfloat16 else a
+            # float16 and bfloat16 meet in float32: float16 has more mantissa bits, bfloat16 more exponent bits
+            return float32 if other is float16 else other
         return a if a.itemsize > b.itemsize else b
     # Two integer types (or bool) promote exactly as NumPy does: uint8 + int8 -> int16.
     return _BY_NUMPY[np.promote_types(a.numpy, b.numpy)]

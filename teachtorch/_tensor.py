@@ -43,6 +43,23 @@ class Size(tuple):
         r = tuple.__getitem__(self, i)
         return Size(r) if isinstance(i, slice) else r
 
+    # tuple's arithmetic returns a plain tuple; PyTorch's Size arithmetic stays a Size, on either side
+    def __add__(self, other):
+        if not isinstance(other, tuple):
+            raise TypeError(f"can only concatenate tuple (not {type(other).__name__}) to torch.Size")
+        return Size(tuple.__add__(self, other))
+
+    def __radd__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple.__add__(other, self))
+
+    def __mul__(self, n):
+        r = tuple.__mul__(self, n)
+        return r if r is NotImplemented else Size(r)
+
+    __rmul__ = __mul__
+
 
 class VersionCounter:
     """PyTorch's `VariableVersion`: one counter shared by a tensor and all its views."""
@@ -65,7 +82,8 @@ class Tensor:
     _base = None
     _attr_version = 0
 
-    # NumPy should hand `ndarray + tensor` to our __radd__ rather than broadcasting over our elements.
+    # NumPy hands `ndarray + tensor` to our __radd__ rather than broadcasting over our elements; like PyTorch's,
+    # our operators refuse NumPy arrays (ops/pointwise.py `operand_or_none`), so it ends in a TypeError.
     __array_priority__ = 1000
 
     def __new__(cls, *args, **kwargs):
@@ -232,8 +250,21 @@ class Tensor:
         return self._data()
 
     def __array__(self, dtype=None, copy=None):
-        a = self.detach().cpu()._data()
-        return a if dtype is None else a.astype(dtype)
+        # as PyTorch's `__array__` (which calls `numpy()`), a tensor that requires grad is refused
+        if self.requires_grad:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        a = self.cpu()._data()
+        return a if dtype is None else a.astype(dtype, copy=False)
+
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        # A NumPy function of a tensor (`np.sin(t)`, or `t + ndarray`, which Python hands to NumPy) gives its
+        # result back as a tensor over the array, as PyTorch's `__array_wrap__` does: bool arrays become uint8
+        # there (a workaround kept from before PyTorch had a bool dtype), and so here.
+        import numpy as np
+        from .ops.tensor_new import from_numpy
+        array = np.asarray(array)
+        return from_numpy(array.astype(np.uint8) if array.dtype == np.bool_ else array)
 
     def item(self):
         if self.numel() != 1:
@@ -265,6 +296,17 @@ class Tensor:
         if not self._sizes:
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
+
+    def __reversed__(self):
+        # PyTorch's reversed(t) is a tensor, flipped along dim 0 (a 0-d tensor is its own reverse)
+        return self if not self._sizes else self.flip(0)
+
+    def __contains__(self, element):
+        # `x in t` is elementwise membership, as in PyTorch: does any element (or broadcast row) equal x?
+        if isinstance(element, (Tensor, bool, int, float, complex)):
+            return bool((element == self).any().item())
+        raise RuntimeError(
+            f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}.")
 
     def __bool__(self):
         if self.numel() != 1:

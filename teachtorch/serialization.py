@@ -158,6 +158,9 @@ class _Encoder:
         if id(storage) not in self.storage_index:       # each storage is saved once, however many tensors view it
             self.storage_index[id(storage)] = len(self.storages)
             self.storages.append((storage, t.dtype))
+        elif self.storages[self.storage_index[id(storage)]][1] != t.dtype and storage.nbytes() > 0:
+            # PyTorch refuses too: a storage's bytes are written (and byte-swapped) as one dtype
+            raise RuntimeError("Cannot save multiple tensors or storages that view the same data as different types")
         return {"storage": self.storage_index[id(storage)], "dtype": t.dtype.name, "offset": t.storage_offset(),
                 "size": list(t.shape), "stride": list(t.stride()), "requires_grad": t.requires_grad}
 
@@ -454,4 +457,43 @@ def _check_geometry(offset, size, stride, itemsize, storage_nbytes):
                          f"{nbytes} bytes of storage, but its storage has {storage_nbytes}")
 
 
-__all__ = ["CheckpointError", "load", "save"]
+# ---- the weights_only allow-list (torch.serialization.add_safe_globals) ------------------------------------
+#
+# PyTorch's weights_only unpickler builds only allow-listed types; `add_safe_globals([MyClass])` extends that
+# list so a checkpoint holding a MyClass loads. teachtorch's format cannot name a class at all (the tree above is
+# JSON data), so nothing in this list is ever looked up. The functions are here so that scripts written for
+# PyTorch 2.6+ run unchanged, and keep PyTorch's bookkeeping (a list, extended for good or inside a `with`).
+
+_safe_globals = []
+
+
+def add_safe_globals(safe_globals):
+    """Mark functions or classes (or (function, "module.name") pairs) as safe for `load(weights_only=True)`."""
+    _safe_globals.extend(safe_globals)
+
+
+def get_safe_globals():
+    return list(_safe_globals)
+
+
+def clear_safe_globals():
+    _safe_globals[:] = []
+
+
+class safe_globals:
+    """`with torch.serialization.safe_globals([MyClass]):` allows them for the loads inside the block only."""
+
+    def __init__(self, safe_globals):
+        self.safe_globals = safe_globals
+
+    def __enter__(self):
+        self.saved = list(_safe_globals)
+        _safe_globals[:] = self.saved + list(self.safe_globals)   # one slice store: no half-applied state
+
+    def __exit__(self, *exc):
+        _safe_globals[:] = self.saved
+        return False
+
+
+__all__ = ["CheckpointError", "add_safe_globals", "clear_safe_globals", "get_safe_globals", "load", "safe_globals",
+           "save"]

@@ -46,9 +46,9 @@ DEVICE_GENERIC = {
     "test_autograd", "test_autograd_fuzz", "test_autograd_indexing", "test_autograd_linalg",
     "test_autograd_pointwise", "test_autograd_reductions", "test_autograd_shape", "test_conversions",
     "test_factories", "test_gradcheck", "test_indexing", "test_linalg", "test_lr_scheduler", "test_nn_attention",
-    "test_nn_conv", "test_nn_layers", "test_nn_loss", "test_nn_module", "test_nn_norm", "test_optim",
-    "test_pointwise", "test_reductions", "test_shape_ops", "test_sorting", "test_special", "test_tensor",
-    "test_views",
+    "test_nn_conv", "test_nn_layers", "test_nn_loss", "test_nn_loss_extra", "test_nn_activation", "test_nn_module", "test_nn_norm", "test_nn_rnn", "test_nn_utils", "test_optim",
+    "test_parity_corners_tensor", "test_pointwise", "test_reductions", "test_shape_ops", "test_sorting", "test_special", "test_tensor",
+    "test_views", "test_nn_transformer",
 }
 
 

@@ -15,7 +15,7 @@ import pytest
 import torch
 
 import teachtorch as tt
-from parity import as_on_cpu, assert_same
+from parity import LAYOUTS, P, as_on_cpu, assert_same, rand
 
 
 def both(fn):
@@ -1033,3 +1033,250 @@ def test_every_differentiable_op_has_a_formula():
             continue
         missing.add(s.full_name)
     assert missing == NO_FORMULA
+
+
+# ---- parity corners (issue 14) -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype", ["float64", "float16", "int64", "int32"])
+@pytest.mark.parametrize("api", ["backward", "grad"])
+def test_grad_outputs_of_another_real_dtype_are_cast_like_torch(api, dtype, layout):
+    """A gradient of another real dtype is cast to the output's dtype (only complex against real is refused)."""
+    gp = rand(3, 4, dtype=dtype, layout=layout, seed=2)
+
+    def run(lib):
+        x = leaf(lib, np.arange(12.0).reshape(3, 4) / 7)
+        y = x.sin() * 3
+        g = gp.build(lib)
+        if api == "backward":
+            y.backward(g)
+            return x.grad
+        return lib.autograd.grad(y, x, g)[0]
+    same(run)
+
+
+def _batched_case(lib, case, gp):
+    x = leaf(lib, [0.5, -1.0, 2.0])
+    w = leaf(lib, [[1.0, 2.0, 3.0], [-1.0, 0.5, 0.25]])
+    g = gp.build(lib)                            # (4, 3, 2): a batch of 4
+    gx, gx2, gw = g[:, :, 0], g[:, :, 1], g[:, 0, :]   # (4, 3), (4, 3), (4, 2)
+    if case == "vector":
+        return lib.autograd.grad(x.exp() * x, x, gx, is_grads_batched=True)
+    if case == "matrix_two_inputs":
+        return lib.autograd.grad(w @ x.sin(), [x, w], gw, is_grads_batched=True)
+    if case == "two_outputs":
+        return lib.autograd.grad([x * 2, (w * w).sum(1)], [x, w], [gx, gw], is_grads_batched=True)
+    if case == "create_graph":
+        (first,) = lib.autograd.grad(x ** 3, x, gx, is_grads_batched=True, create_graph=True)
+        return first, lib.autograd.grad(first.sum(), x)[0]
+    if case == "allow_unused":
+        return lib.autograd.grad(x * 3, [x, w], gx2, is_grads_batched=True, allow_unused=True)
+    if case == "materialize":
+        return lib.autograd.grad(x * 3, [x, w], gx2, is_grads_batched=True, materialize_grads=True)
+    if case == "unused_refused":
+        return lib.autograd.grad(x * 3, [x, w], gx2, is_grads_batched=True)
+    if case == "bad_shape":
+        return lib.autograd.grad(x * 3, x, g, is_grads_batched=True)
+    if case == "bad_shape_2d":
+        return lib.autograd.grad(x * 3, x, gw, is_grads_batched=True)
+    if case == "scalar_output_implicit":
+        return lib.autograd.grad((x * 3).sum(), x, None, is_grads_batched=True)
+    if case == "empty_batch":
+        return lib.autograd.grad(x * 3, x, gx[:0], is_grads_batched=True)
+    if case == "zero_dim_grad":
+        return lib.autograd.grad((x * 3).sum(), x, g.sum(), is_grads_batched=True)
+    if case == "batch_sizes_differ":
+        return lib.autograd.grad([x * 2, x * 3], x, [gx, gx2[:2]], is_grads_batched=True)
+    if case == "retain_graph":
+        y = x.exp()
+        first = lib.autograd.grad(y, x, gx, is_grads_batched=True)
+        return first, lib.autograd.grad(y, x, gx2, is_grads_batched=True)   # freed: refused
+    raise AssertionError(case)
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "permuted", "sliced", "offset", "expanded"])
+@pytest.mark.parametrize("case", ["vector", "matrix_two_inputs", "two_outputs", "create_graph", "allow_unused",
+                                  "materialize", "unused_refused", "bad_shape", "bad_shape_2d",
+                                  "scalar_output_implicit", "empty_batch", "zero_dim_grad",
+                                  "batch_sizes_differ", "retain_graph"])
+def test_grad_is_grads_batched_like_torch(case, layout):
+    """`is_grads_batched=True`: PyTorch vmaps over dim 0 of each grad_output, we loop; same results and errors."""
+    gp = rand(4, 3, 2, layout=layout, seed=3)
+    got, expected = both(lambda lib: _batched_case(lib, case, gp))
+    if not isinstance(expected, Exception):
+        # (values, dtypes and shapes; not strides: under vmap they follow where the batch dim lies in memory)
+        assert_same(got, expected, strides=False)
+
+
+def test_anomaly_flags_like_torch():
+    def run(lib):
+        seen = [lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled()]
+        with lib.autograd.detect_anomaly(check_nan=False):
+            seen += [lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled()]
+        with lib.autograd.set_detect_anomaly(True):
+            seen += [lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled()]
+        return seen + [lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled()]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # (detect_anomaly warns that it is slow)
+        got, expected = both(run)
+    assert got == expected
+
+
+@pytest.mark.parametrize("case", ["requires_grad_", "attribute", "false", "inside", "inside_then_outside",
+                                  "view", "integer"])
+def test_requires_grad_on_an_inference_tensor_like_torch(case):
+    def run(lib):
+        with lib.inference_mode():
+            t = lib.ones(2, 3) if case != "integer" else lib.ones(2, dtype=lib.int64)
+            if case in ("inside", "inside_then_outside"):
+                t.requires_grad_()
+        if case in ("requires_grad_", "integer"):
+            t.requires_grad_()
+        elif case == "attribute":
+            t.requires_grad = True
+        elif case == "false":
+            t.requires_grad_(False)
+        elif case == "inside_then_outside":
+            t.requires_grad_()
+        elif case == "view":
+            t = t[:, 1:].requires_grad_()          # (a view of an inference tensor is one too)
+        return t.requires_grad, t.is_inference()
+    got, expected = both(run)
+    if not isinstance(expected, Exception):
+        assert got == expected
+
+
+def _custom_functions(lib):
+    class ViewInside(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.view_as(x)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    class Identity(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    class TwoViews(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x[:1], x[1:]
+
+        @staticmethod
+        def backward(ctx, g, h):
+            return lib.cat([g, h])
+
+    class DirtyNotReturned(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            y.add_(1)
+            ctx.mark_dirty(y)
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, None
+
+    class DirtyNotAnInput(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            z = x.clone()
+            ctx.mark_dirty(z)
+            return z
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    class DirtyReturned(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            y.mul_(2)
+            ctx.mark_dirty(y)
+            return x * 1, y
+
+        @staticmethod
+        def backward(ctx, g, h):
+            return g, h * 2
+
+    return ViewInside, Identity, TwoViews, DirtyNotReturned, DirtyNotAnInput, DirtyReturned
+
+
+@pytest.mark.parametrize("case", ["view_inside", "input_as_is", "leaf_as_is", "base_modified", "view_of_view",
+                                  "two_outputs", "no_grad", "no_grad_needed", "input_view_unrecorded",
+                                  "dirty_returned_then_inplace"])
+@pytest.mark.parametrize("layout", ["contiguous", "permuted", "sliced"])
+def test_inplace_on_a_view_returned_by_a_custom_function_like_torch(case, layout):
+    """The error names the custom Function; a view of such a view inherits the rule."""
+    xp = rand(3, 4, layout=layout, seed=4)
+
+    def run(lib):
+        view_inside, identity, two_views, _, _, dirty_returned = _custom_functions(lib)
+        x = xp.build(lib).requires_grad_()
+        base = x * 1
+        if case == "view_inside":
+            y = view_inside.apply(base).mul_(2)
+        elif case == "input_as_is":
+            y = identity.apply(base).mul_(2)
+        elif case == "leaf_as_is":
+            y = identity.apply(x).mul_(2)
+        elif case == "base_modified":
+            y = view_inside.apply(base)
+            base.mul_(2)
+            return y.grad_fn
+        elif case == "view_of_view":
+            y = view_inside.apply(base)[1:].mul_(2)
+        elif case == "two_outputs":
+            y = two_views.apply(base)[0].mul_(2)
+        elif case == "no_grad":
+            with lib.no_grad():
+                y = view_inside.apply(base)
+            y.mul_(2)
+        elif case == "no_grad_needed":
+            y = view_inside.apply(base.detach()).mul_(2)
+        elif case == "input_view_unrecorded":
+            with lib.no_grad():
+                v = base[1:]
+                identity.apply(v)              # must not change the rules for the caller's own view `v`
+            y = v.mul_(x[1:])
+        else:
+            _, y = dirty_returned.apply(base, base.detach().clone())
+            y.mul_(2)
+            y.sum().backward()
+            return x.grad
+        return y
+    got, expected = both(run)
+    if isinstance(expected, torch.Tensor):
+        assert_same(got, expected)
+
+
+@pytest.mark.parametrize("mode", ["grad", "no_grad", "nothing_requires_grad"])
+def test_mark_dirty_on_an_input_not_returned_like_torch(mode):
+    def run(lib):
+        _, _, _, dirty_not_returned, _, _ = _custom_functions(lib)
+        x = lib.ones(2, requires_grad=mode != "nothing_requires_grad")
+        if mode == "no_grad":
+            with lib.no_grad():
+                return dirty_not_returned.apply(x, lib.ones(2))
+        return dirty_not_returned.apply(x, lib.ones(2))
+    both(run)
+
+
+def test_mark_dirty_on_a_tensor_that_is_not_an_input_warns_like_torch():
+    for lib in (torch, tt):
+        dirty_not_an_input = _custom_functions(lib)[4]
+        x = lib.ones(2, requires_grad=True)
+        with pytest.warns(UserWarning, match=r"ctx\.mark_dirty\(\) received a tensor that was not an input\. "
+                                             r"Only input Tensors that have been mutated should be passed"):
+            y = dirty_not_an_input.apply(x)
+        y.sum().backward()
+        assert x.grad.tolist() == [1.0, 1.0]

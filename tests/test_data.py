@@ -231,6 +231,193 @@ def test_subset_random_sampler():
     assert sorted(s) == sorted(idx) and len(s) == 4
 
 
+def record_draws(monkeypatch, lib):
+    """Record the random draws a sampler makes: (function, size or n, replacement) per call."""
+    calls = []
+    module = ttd.sampler if lib is tt else torch
+    for name in ("randint", "randperm", "multinomial"):
+        real = getattr(module, name)
+
+        def spy(*args, _real=real, _name=name, **kwargs):
+            out = _real(*args, **kwargs)
+            calls.append((_name, tuple(out.shape), kwargs.get("dtype") is not None, args[2:] if _name == "multinomial"
+                          else ()))
+            return out
+        monkeypatch.setattr(module, name, spy)
+    return calls
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib, g: lib.utils.data.RandomSampler(range(5), generator=g),
+    lambda lib, g: lib.utils.data.RandomSampler(range(5), num_samples=13, generator=g),
+    lambda lib, g: lib.utils.data.RandomSampler(range(5), num_samples=3, generator=g),
+    lambda lib, g: lib.utils.data.RandomSampler(range(7), replacement=True, generator=g),
+    lambda lib, g: lib.utils.data.RandomSampler(range(7), replacement=True, num_samples=100, generator=g),
+    lambda lib, g: lib.utils.data.RandomSampler(range(7), replacement=True, num_samples=64, generator=g),
+    lambda lib, g: lib.utils.data.SubsetRandomSampler([3, 1, 4, 1, 5], generator=g),
+    lambda lib, g: lib.utils.data.WeightedRandomSampler([0.1, 0.9, 0.4, 0.7, 3.0], 12, generator=g),
+    lambda lib, g: lib.utils.data.WeightedRandomSampler([0.1, 0.9, 0.4, 0.7, 3.0], 4, replacement=False, generator=g),
+])
+def test_samplers_draw_like_torch(monkeypatch, make):
+    """The same draws as torch's samplers, call for call (randint 32 at a time, randperm per pass, one
+    multinomial), hence the same index stream wherever the two generators agree; the generators themselves
+    differ (NumPy's PCG64 vs torch's mt19937), so the values are compared with teachtorch's own draws."""
+    ours_calls, theirs_calls = record_draws(monkeypatch, tt), record_draws(monkeypatch, torch)
+    ours = make(tt, tt.Generator().manual_seed(3))
+    theirs = make(torch, torch.Generator().manual_seed(3))
+    for _ in range(2):                                             # two epochs
+        a, b = list(ours), list(theirs)
+        assert len(a) == len(b) == len(ours) == len(theirs)
+        assert all(type(i) is int for i in a)
+    assert ours_calls == theirs_calls and ours_calls
+    # the stream is exactly those draws, concatenated (the remainder pass cut to num_samples)
+    g = tt.Generator().manual_seed(3)
+    replay = ours_calls[:len(ours_calls) // 2]
+    expected = []
+    for name, shape, _, extra in replay:
+        if name == "randint":
+            expected += tt.randint(high=len(ours.data_source), size=shape, dtype=tt.int64, generator=g).tolist()
+        elif name == "randperm":
+            expected += tt.randperm(shape[0], generator=g).tolist()
+        else:
+            expected += tt.multinomial(ours.weights, shape[0], *extra, generator=g).tolist()
+    a = list(make(tt, tt.Generator().manual_seed(3)))
+    if isinstance(ours, ttd.SubsetRandomSampler):
+        expected = [ours.indices[i] for i in expected]
+    assert a == expected[:len(a)]
+
+
+def test_random_sampler_with_replacement_is_lazy():
+    """`num_samples=10**10` would be 80 GB of indices at once; the first 100 are drawn 32 at a time."""
+    import itertools
+    import tracemalloc
+    for lib in (tt, torch):
+        sampler = lib.utils.data.RandomSampler(range(10), replacement=True, num_samples=10 ** 10,
+                                               generator=lib.Generator().manual_seed(0))
+        assert len(sampler) == 10 ** 10
+        tracemalloc.start()
+        try:
+            first = list(itertools.islice(iter(sampler), 100))
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert len(first) == 100 and set(first) <= set(range(10))
+        assert peak < 1_000_000, f"{lib.__name__}: {peak} bytes"
+        # batches stream too: a BatchSampler (and a DataLoader) over it reads only what it yields
+        batches = lib.utils.data.BatchSampler(sampler, batch_size=16, drop_last=True)
+        assert len(batches) == 10 ** 10 // 16
+        assert [len(b) for b in itertools.islice(iter(batches), 3)] == [16, 16, 16]
+        loader = lib.utils.data.DataLoader(range(10), sampler=sampler, batch_size=8)
+        assert next(iter(loader)).shape == (8,)
+
+
+def test_batch_sampler_reads_the_sampler_lazily_like_torch():
+    for lib in (tt, torch):
+        read = []
+
+        def source():
+            for i in range(10):
+                read.append(i)
+                yield i
+        batches = iter(lib.utils.data.BatchSampler(source(), 3, drop_last=False))
+        assert next(batches) == [0, 1, 2] and read == [0, 1, 2]
+        assert list(batches) == [[3, 4, 5], [6, 7, 8], [9]]
+
+
+def test_weighted_random_sampler_like_torch():
+    weights = [0.0, 2.0, 0.0, 1.0, 0.5]
+    for replacement in (True, False):
+        s = ttd.WeightedRandomSampler(weights, 3, replacement, generator=tt.Generator().manual_seed(0))
+        out = list(s)
+        assert len(out) == len(s) == 3 and set(out) <= {1, 3, 4}
+        if not replacement:
+            assert sorted(out) == [1, 3, 4]
+        assert s.weights.dtype == tt.float64 and s.weights.tolist() == weights
+    # never an index of weight 0, and the frequencies follow the weights
+    counts = collections.Counter(ttd.WeightedRandomSampler(weights, 7000, generator=tt.Generator().manual_seed(1)))
+    assert set(counts) == {1, 3, 4} and abs(counts[1] / 7000 - 2 / 3.5) < 0.03
+    # the weights may be a tensor in any layout, or a NumPy array
+    for layout in ("permuted", "sliced", "expanded"):
+        w = P(np.array([[1.0, 2.0, 3.0]]), layout).build(tt).reshape(-1)
+        assert sorted(ttd.WeightedRandomSampler(w, 3, False)) == [0, 1, 2]
+    assert len(list(ttd.WeightedRandomSampler(np.array([1, 2]), 5))) == 5
+
+
+@pytest.mark.parametrize("args", [
+    ([1.0, 2.0], 0), ([1.0, 2.0], -1), ([1.0, 2.0], 2.0), ([1.0, 2.0], True), ([1.0, 2.0], None),
+    ([1.0, 2.0], 2, 1), ([1.0, 2.0], 2, None), ([[1.0, 2.0]], 2), (3.0, 2), ([[1.0], [2.0, 3.0]], 2),
+])
+def test_weighted_random_sampler_argument_errors_like_torch(args):
+    errors_alike(lambda: ttd.WeightedRandomSampler(*args), lambda: tud.WeightedRandomSampler(*args))
+
+
+@pytest.mark.parametrize("weights, n, replacement", [
+    ([1.0, 2.0], 3, False), ([-1.0, 2.0], 1, True), ([0.0, 0.0], 1, True), ([1.0, float("nan")], 1, True),
+    ([1.0, float("inf")], 1, True),
+])
+def test_weighted_random_sampler_draw_errors_like_torch(weights, n, replacement):
+    # multinomial's own errors, raised when the sampler is iterated (not when it is built)
+    ours = ttd.WeightedRandomSampler(weights, n, replacement)
+    theirs = tud.WeightedRandomSampler(weights, n, replacement)
+    errors_alike(lambda: list(ours), lambda: list(theirs))
+
+
+def test_sequential_sampler_len_follows_the_data_like_torch():
+    data = [1, 2, 3]
+    for lib in (tt, torch):
+        s, r = lib.utils.data.SequentialSampler(data), lib.utils.data.RandomSampler(data)
+        data.append(4)                       # num_samples is read from the data at each use
+        assert len(s) == 4 and list(s) == [0, 1, 2, 3] and len(r) == r.num_samples == 4
+        data.pop()
+    errors_alike(lambda: len(ttd.SequentialSampler(iter([1]))), lambda: len(tud.SequentialSampler(iter([1]))))
+    errors_alike(lambda: len(ttd.BatchSampler(iter([1]), 2, False)), lambda: len(tud.BatchSampler(iter([1]), 2, False)))
+    errors_alike(lambda: iter(ttd.Sampler()).__next__(), lambda: iter(tud.Sampler()).__next__())
+    for bad in (2.5, -4, "3"):
+        errors_alike(lambda: ttd.RandomSampler(range(3), num_samples=bad),
+                     lambda: tud.RandomSampler(range(3), num_samples=bad))
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 8, 11])
+@pytest.mark.parametrize("replicas", [1, 3, 4])
+@pytest.mark.parametrize("drop_last", [False, True])
+def test_distributed_sampler_like_torch(n, replicas, drop_last):
+    for rank in range(replicas):
+        ours = ttd.DistributedSampler(range(n), replicas, rank, shuffle=False, drop_last=drop_last)
+        theirs = tud.DistributedSampler(range(n), replicas, rank, shuffle=False, drop_last=drop_last)
+        assert (ours.num_samples, ours.total_size, len(ours)) == (theirs.num_samples, theirs.total_size, len(theirs))
+        if n == 0 and not drop_last and ours.total_size:
+            errors_alike(lambda: list(ours), lambda: list(theirs))
+        else:
+            assert list(ours) == list(theirs)
+    # shuffled: every rank draws the same permutation (seed + epoch) and takes its share, as in torch
+    shares = [list(ttd.DistributedSampler(range(n), replicas, r, seed=5)) for r in range(replicas)]
+    g = tt.Generator().manual_seed(5)
+    perm = tt.randperm(n, generator=g).tolist() if n else []
+    if n and not drop_last:
+        padded = (perm * (replicas + 1))[:len(shares[0]) * replicas]
+        assert shares == [padded[r::replicas] for r in range(replicas)]
+    s = ttd.DistributedSampler(range(n), replicas, 0, seed=5)
+    s.set_epoch(3)
+    assert s.epoch == 3 and list(s) == list(ttd.DistributedSampler(range(n), replicas, 0, seed=8))
+
+
+def test_distributed_sampler_errors():
+    for bad in [(3, 3), (3, -1), (1, 1)]:
+        errors_alike(lambda: ttd.DistributedSampler(range(4), *bad), lambda: tud.DistributedSampler(range(4), *bad))
+    # no process group to ask: PyTorch's error when none was initialised
+    errors_alike(lambda: ttd.DistributedSampler(range(4)), lambda: tud.DistributedSampler(range(4)))
+    errors_alike(lambda: ttd.DistributedSampler(range(4), num_replicas=2),
+                 lambda: tud.DistributedSampler(range(4), num_replicas=2))
+
+
+def test_samplers_importable_like_torch():
+    from teachtorch.utils.data.distributed import DistributedSampler as D
+    assert D is ttd.DistributedSampler and issubclass(D, ttd.Sampler)
+    for name in ("BatchSampler", "DistributedSampler", "RandomSampler", "Sampler", "SequentialSampler",
+                 "SubsetRandomSampler", "WeightedRandomSampler"):
+        assert name in tud.__all__ and name in ttd.__all__
+
+
 # ---- the DataLoader ------------------------------------------------------------------------------------------
 
 

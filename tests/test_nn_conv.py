@@ -466,3 +466,65 @@ def test_small_cnn_module_stack():
         return nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2),
                              nn.Conv2d(4, 6, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten())
     check_module(make, rand(4, 1, 8, 8, layout="sliced"))
+
+
+# ---- dtypes of input, weight and bias (issue 14) ------------------------------------------------------------
+
+_CONV_DTYPES = [
+    # (input, weight, bias)
+    ("float64", "float32", "float32"),    # the bias is checked first, by every backend
+    ("float64", "float32", "float64"),
+    ("float64", "float32", None),         # then the weight: the slow kernel's "expected scalar type"
+    ("float64", "float16", None),
+    ("float16", "float32", "float16"),
+    ("float32", "float64", None),         # float32: oneDNN's message where PyTorch would pick oneDNN
+    ("float32", "float64", "float32"),
+    ("float32", "float32", "float64"),
+    ("float32", "float16", "float16"),
+]
+
+
+@pytest.mark.cpu_only
+@pytest.mark.parametrize("dtypes", _CONV_DTYPES, ids=lambda d: "-".join(map(str, d)))
+@pytest.mark.parametrize("case", [
+    # (dims, input shape, weight shape, groups): each side of `use_mkldnn`'s size heuristic
+    (1, (1, 2, 7), (3, 2, 2), 1),            # batch 1, small: the slow kernel
+    (1, (2, 2, 7), (3, 2, 2), 1),            # batch > 1: oneDNN
+    (1, (3, 7), (3, 3, 2), 1),               # unbatched: seen as a batch of 1
+    (2, (1, 2, 6, 6), (4, 2, 2, 3), 1),
+    (2, (1, 2, 6, 6), (4, 1, 2, 2), 2),      # groups > 1: oneDNN
+    (2, (1, 2, 6, 6), (3, 2, 4, 4), 1),      # a kernel over 3x3 in both dims: oneDNN
+    (2, (1, 1, 150, 150), (2, 1, 2, 2), 1),  # more than 20480 input elements: oneDNN
+    (2, (3, 2, 5, 5), (4, 2, 3, 3), 1),
+])
+@pytest.mark.parametrize("layout", ["contiguous", "permuted", "sliced"])
+def test_conv_mixed_dtypes_refused_like_pytorch(case, dtypes, layout):
+    dims, x_shape, w_shape, groups = case
+    x_dtype, w_dtype, b_dtype = dtypes
+
+    def fn(lib, x, w):
+        conv = getattr(lib.nn.functional, f"conv{dims}d")
+        bias = None if b_dtype is None else lib.ones(w_shape[0], dtype=getattr(lib, b_dtype))
+        return conv(x.to(getattr(lib, x_dtype)), w.to(getattr(lib, w_dtype)), bias, groups=groups)
+
+    err = check(fn, rand(*x_shape, layout=layout), rand(*w_shape, layout=layout, seed=1))
+    assert isinstance(err, RuntimeError)       # (every combination above is refused by PyTorch)
+
+
+@pytest.mark.cpu_only
+@pytest.mark.parametrize("make, shape", [
+    (lambda nn: nn.Conv1d(3, 2, 2), (4, 3, 5)),
+    (lambda nn: nn.Conv1d(3, 2, 2, bias=False), (1, 3, 5)),
+    (lambda nn: nn.Conv2d(3, 2, 2), (2, 3, 5, 5)),
+    (lambda nn: nn.Conv2d(3, 2, 2, bias=False), (1, 3, 5, 5)),
+])
+def test_conv_module_refuses_float64_input_with_float32_weight(make, shape):
+    def run(lib, x, double):
+        m = make(lib.nn)
+        with lib.no_grad():                   # the same weights in both libraries
+            for p in m.parameters():
+                p.copy_(lib.linspace(-1, 1, p.numel()).reshape(p.shape))
+        return (m.double() if double else m)(x)
+
+    check(lambda lib, x: run(lib, x, False), rand(*shape, dtype="float64", layout="permuted"))
+    check(lambda lib, x: run(lib, x, True), rand(*shape, dtype="float64", layout="permuted"), strides=False)

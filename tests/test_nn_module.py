@@ -6,6 +6,7 @@ hook call orders, error types and messages.
 """
 
 import copy
+import warnings
 import pickle
 from collections import OrderedDict
 
@@ -571,3 +572,281 @@ def test_deepcopy_of_a_model_gives_an_independent_model_with_parameters():
         clone[0].weight.add_(1.0)
     assert not tt.equal(clone[0].weight, model[0].weight)
     assert [b.dtype for b in clone.buffers()] == [b.dtype for b in model.buffers()]
+
+
+# ---- nn.Buffer, always_call and full backward hooks (issue 14) ---------------------------------------------
+
+from parity import rand  # noqa: E402
+
+
+class _Values:
+    """A tensor's dtype, shape and values in a hook log; equal to another's within float32 rounding."""
+
+    def __init__(self, t):
+        self.dtype = str(t.dtype).replace("teachtorch.", "torch.")
+        self.shape = tuple(t.shape)
+        self.values = np.array(t.detach().reshape(-1).tolist(), dtype=np.float64)
+
+    def __eq__(self, other):
+        return (isinstance(other, _Values) and (self.dtype, self.shape) == (other.dtype, other.shape)
+                and np.allclose(self.values, other.values, rtol=1e-5, atol=1e-5))
+
+    def __repr__(self):
+        return f"<{self.dtype} {self.shape} {np.round(self.values, 4).tolist()}>"
+
+
+def _plain(x):
+    """Tensors (nested in tuples and lists) as `_Values`, for comparing hook logs across libraries."""
+    if isinstance(x, (tuple, list)):
+        return type(x)(_plain(e) for e in x)
+    if isinstance(x, (tt.Tensor, torch.Tensor)):
+        return _Values(x)
+    return x
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "permuted", "sliced"])
+def test_buffer_reads_back_as_a_plain_tensor(layout):
+    data = rand(2, 3, layout=layout)
+
+    def run(lib):
+        x = data.build(lib).requires_grad_()
+        b = lib.nn.Buffer(x, persistent=False)
+        m = lib.nn.Module()
+        m.b = b
+        m.c = lib.nn.Buffer(lib.ones(1))
+        m.d = lib.nn.Buffer()
+        seen = [type(b).__name__, type(m.b).__name__, m.b is b, b is x, b.requires_grad, b.grad_fn is None,
+                b.stride(), b.untyped_storage().data_ptr() == x.untyped_storage().data_ptr(),
+                isinstance(b, lib.nn.Buffer), isinstance(x, lib.nn.Buffer), isinstance(b * 2, lib.nn.Buffer),
+                issubclass(lib.nn.Buffer, lib.Tensor), b.persistent, m.c.persistent, tuple(m.d.shape),
+                list(m.state_dict()), [n for n, _ in m.named_buffers()], sorted(m._non_persistent_buffers_set)]
+        m.b = lib.zeros(2)                         # a plain tensor into a buffer slot: stays non-persistent
+        m.c = lib.nn.Buffer(lib.ones(1), persistent=False)   # a Buffer brings its own flag
+        seen += [list(m.state_dict()), type(m.b).__name__]
+        return seen
+    same(run)
+
+
+def test_buffer_into_a_parameter_or_module_slot_is_refused():
+    def parameter_slot(lib):
+        lib.nn.Linear(1, 1).weight = lib.nn.Buffer(lib.ones(1, 1))
+
+    def module_slot(lib):
+        m = lib.nn.Sequential(lib.nn.Linear(1, 1))
+        m.lin = lib.nn.Linear(1, 1)
+        m.lin = lib.nn.Buffer(lib.ones(1))
+    same_error(parameter_slot)
+    same_error(module_slot)
+
+
+def _always_call_log(lib, failing):
+    class Net(lib.nn.Module):
+        def forward(self, x, scale=1.0):
+            if failing == "forward":
+                raise ValueError("boom in forward")
+            return x * scale
+
+    m, log = Net(), []
+    m.register_forward_pre_hook(lambda mod, args, kwargs: log.append(("pre", sorted(kwargs))), with_kwargs=True)
+    m.register_forward_hook(lambda mod, args, out: log.append(("always1", _plain(out))), always_call=True)
+    m.register_forward_hook(lambda mod, args, out: log.append(("normal", _plain(out))))
+
+    def failing_hook(mod, args, out):
+        log.append("failing_hook")
+        if failing == "hook":
+            raise ValueError("boom in hook")
+    m.register_forward_hook(failing_hook)
+    m.register_forward_hook(lambda mod, args, kwargs, out: log.append(("always_kw", sorted(kwargs), _plain(out))),
+                            always_call=True, with_kwargs=True)
+
+    def bad_always(mod, args, out):
+        log.append("bad_always")
+        if failing != "nothing":                 # (on success its error would simply propagate)
+            raise KeyError("the always hook fails too")
+    h = m.register_forward_hook(bad_always, always_call=True)
+    h2 = m.register_forward_hook(lambda mod, args, out: log.append("removed"), always_call=True)
+    h2.remove()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            log.append(("result", _plain(m(lib.ones(2), scale=2.0))))
+        except Exception as e:                   # noqa: BLE001  (the same error must come out of both)
+            log.append(("raised", type(e).__name__, str(e)))
+    log.append([str(w.message) for w in caught])
+    h.remove()
+    log.append((len(m._forward_hooks), len(m._forward_hooks_always_called), len(m._forward_hooks_with_kwargs)))
+    return log
+
+
+@pytest.mark.parametrize("failing", ["nothing", "forward", "hook"])
+def test_forward_hook_always_call_like_torch(failing):
+    """always_call hooks still run when forward or a hook raised (once each), their own errors become warnings."""
+    same(lambda lib: _always_call_log(lib, failing))
+
+
+def _hooked(lib, make, x_layout, setup, backward=lambda lib, y, x: y.pow(2).sum().backward()):
+    lib.manual_seed(0)
+    m = make(lib)
+    with lib.no_grad():                           # the same weights in both libraries
+        for i, p in enumerate(m.parameters()):
+            p.copy_(lib.linspace(-1, 1, p.numel()).reshape(p.shape) * (i + 1))
+    log = []
+    setup(m, log)
+    x = x_layout.build(lib).requires_grad_()
+    y = m(x)
+    backward(lib, y, x)
+    return log, _plain(x.grad), [_plain(p.grad) for p in m.parameters()]
+
+
+_HOOK_MODULES = {
+    "linear": (lambda lib: lib.nn.Linear(4, 3), (2, 4)),
+    "conv2d": (lambda lib: lib.nn.Conv2d(2, 3, 2), (1, 2, 4, 4)),
+    "layer_norm": (lambda lib: lib.nn.LayerNorm(4), (3, 4)),
+    "sequential": (lambda lib: lib.nn.Sequential(lib.nn.Linear(4, 3), lib.nn.Tanh(), lib.nn.Linear(3, 2)), (2, 4)),
+    "batch_norm": (lambda lib: lib.nn.BatchNorm1d(4), (3, 4)),
+}
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "permuted", "sliced"])
+@pytest.mark.parametrize("name", list(_HOOK_MODULES))
+def test_full_backward_hooks_see_and_replace_gradients_like_torch(name, layout):
+    make, shape = _HOOK_MODULES[name]
+    xp = rand(*shape, layout=layout, seed=5)
+
+    def setup(m, log):
+        m.register_full_backward_pre_hook(lambda mod, go: log.append(("pre", _plain(go))))
+        m.register_full_backward_pre_hook(lambda mod, go: (go[0] * 2,))           # doubles grad_output
+        m.register_full_backward_hook(lambda mod, gi, go: log.append(("hook", _plain(gi), _plain(go))))
+        m.register_full_backward_hook(lambda mod, gi, go: (gi[0] + 1,))           # shifts grad_input
+        m.register_full_backward_hook(lambda mod, gi, go: log.append(("after", _plain(gi))))
+        for i, child in enumerate(m.children()):                                 # (Sequential: each layer too)
+            child.register_full_backward_hook(lambda mod, gi, go, i=i: log.append(("child", i, _plain(gi))))
+            child.register_full_backward_pre_hook(lambda mod, go, i=i: log.append(("child_pre", i)))
+    same(lambda lib: _hooked(lib, make, xp, setup))
+
+
+def test_full_backward_hook_order_prepend_and_removal_like_torch():
+    def setup(m, log):
+        h1 = m.register_full_backward_hook(lambda mod, gi, go: log.append("a"))
+        m.register_full_backward_hook(lambda mod, gi, go: log.append("b"), prepend=True)
+        m.register_full_backward_pre_hook(lambda mod, go: log.append("p1"))
+        h4 = m.register_full_backward_pre_hook(lambda mod, go: log.append("p0"), True)
+        m.register_forward_hook(lambda *a: log.append("f"))
+        m.register_forward_pre_hook(lambda *a: log.append("fp"))
+        m._handles = (h1, h4)
+
+    def backward(lib, y, x):
+        y.sum().backward(retain_graph=True)
+        m = _hooked.current
+        for h in m._handles:
+            h.remove()
+        m(x).sum().backward()
+
+    def run(lib):
+        make = _HOOK_MODULES["linear"][0]
+
+        def make_and_remember(lib):
+            _hooked.current = make(lib)
+            return _hooked.current
+        log, xg, pg = _hooked(lib, make_and_remember, rand(2, 4, layout="permuted"), setup, backward)
+        m = _hooked.current
+        return log, xg, pg, len(m._backward_hooks), len(m._backward_pre_hooks)
+    same(run)
+
+
+class _MultiIO:
+    @staticmethod
+    def make(lib):
+        class Multi(lib.nn.Module):
+            def forward(self, a, k, b):
+                return a * k, b.sum() * 2, "label"
+        return Multi()
+
+
+@pytest.mark.parametrize("case", ["non_tensors_are_none", "no_input_requires_grad", "no_input_returns_grads",
+                                  "bad_count", "bad_pre_count", "no_grad_mode", "dict_output", "autograd_grad",
+                                  "graph_nodes"])
+def test_full_backward_hook_corners_like_torch(case):
+    """Non-tensor arguments are None, a module whose inputs need no gradient still fires (with a warning),
+    wrong tuple lengths are refused, nothing is hooked without grad mode."""
+    def run(lib):
+        log = []
+        lin = lib.nn.Linear(3, 2)
+        with lib.no_grad():                           # the same weights in both libraries
+            lin.weight.copy_(lib.linspace(-1, 1, 6).reshape(2, 3))
+            lin.bias.fill_(0.5)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                if case == "non_tensors_are_none":
+                    m = _MultiIO.make(lib)
+                    m.register_full_backward_pre_hook(lambda mod, go: log.append(("pre", _plain(go))))
+                    m.register_full_backward_hook(lambda mod, gi, go: log.append(("hook", _plain(gi), _plain(go))))
+                    a = rand(2, 3, layout="permuted").build(lib).requires_grad_()
+                    out = m(a, 3, lib.ones(3))
+                    out[0].sum().backward()
+                    log.append((type(out).__name__, out[2], _plain(a.grad)))
+                elif case in ("no_input_requires_grad", "no_input_returns_grads"):
+                    result = None if case == "no_input_requires_grad" else (lib.ones(2, 3),)
+                    lin.register_full_backward_hook(lambda mod, gi, go: log.append(_plain((gi, go))) or result)
+                    lin(lib.ones(2, 3)).sum().backward()
+                    log.append(_plain(lin.bias.grad))
+                elif case == "bad_count":
+                    lin.register_full_backward_hook(lambda mod, gi, go: (gi[0], gi[0]))
+                    lin(lib.ones(2, 3, requires_grad=True)).sum().backward()
+                elif case == "bad_pre_count":
+                    lin.register_full_backward_pre_hook(lambda mod, go: ())
+                    lin(lib.ones(2, 3, requires_grad=True)).sum().backward()
+                elif case == "no_grad_mode":
+                    lin.register_full_backward_hook(lambda mod, gi, go: log.append("fired"))
+                    with lib.no_grad():
+                        y = lin(lib.ones(2, 3, requires_grad=True))
+                    log.append((y.requires_grad, y.grad_fn is None))
+                elif case == "dict_output":
+                    class D(lib.nn.Module):
+                        def forward(self, a):
+                            return {"y": a * 2}
+                    d = D()
+                    d.register_full_backward_hook(lambda mod, gi, go: log.append("fired"))
+                    out = d(lib.ones(2, requires_grad=True))
+                    out["y"].sum().backward()
+                    log.append(type(out).__name__)
+                elif case == "autograd_grad":
+                    lin.register_full_backward_hook(lambda mod, gi, go: log.append(_plain(gi)))
+                    x = lib.ones(2, 3, requires_grad=True)
+                    (g,) = lib.autograd.grad(lin(x).sum(), x, create_graph=True)
+                    log.append((_plain(g), g.requires_grad))
+                else:
+                    lin.register_full_backward_hook(lambda mod, gi, go: None)
+                    y = lin(lib.ones(2, 3, requires_grad=True))
+                    log.append((y.grad_fn.name(), [n.name() for n, _ in y.grad_fn.next_functions if n]))
+            except RuntimeError as e:
+                log.append(("raised", str(e)))
+        log.append([str(w.message).split(" See ")[0] for w in caught])
+        return log
+    same(run)
+
+
+@pytest.mark.parametrize("where", ["input", "output"])
+def test_full_backward_hook_refuses_inplace_on_the_wrapped_tensors_like_torch(where):
+    """The module's inputs and outputs are views made by the hook's identity Function: an in-place op on
+    one would bypass it, so PyTorch refuses it, naming the Function."""
+    def run(lib):
+        if where == "input":
+            m = lib.nn.ReLU(inplace=True)
+            m.register_full_backward_hook(lambda *a: None)
+            return m(lib.ones(2, requires_grad=True) * 1)
+        m = lib.nn.Linear(3, 2)
+        m.register_full_backward_hook(lambda *a: None)
+        return m(lib.ones(1, 3, requires_grad=True)).add_(1)
+    same_error(run)
+
+
+def test_module_without_backward_hooks_calls_forward_directly():
+    m = tt.nn.Linear(3, 2)
+    y = m(tt.ones(1, 3, requires_grad=True))
+    assert y.grad_fn.name() == "AddmmBackward0"
+    h = m.register_full_backward_pre_hook(lambda mod, go: None)
+    assert m(tt.ones(1, 3, requires_grad=True)).grad_fn.name() == "BackwardHookFunctionBackward"
+    h.remove()
+    assert m(tt.ones(1, 3, requires_grad=True)).grad_fn.name() == "AddmmBackward0"

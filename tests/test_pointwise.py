@@ -401,7 +401,7 @@ def test_operators_with_other_types():
     for f in (lambda: x + None, lambda: x < None, lambda: x + "a", lambda: None - x, lambda: x / [1]):
         with pytest.raises(TypeError):
             f()
-    # NumPy scalars are Python numbers, NumPy arrays become tensors
+    # NumPy scalars are Python numbers; a NumPy array is refused by the operator, so NumPy computes (as with torch)
     check(lambda lib, x: x + np.float64(2.5), _rand((3,), "int64"))
     check(lambda lib, x: x * np.int32(2), _rand((3,), "int8"))
     check(lambda lib, x: np.float64(2.5) + x, _rand((3,), "int64"))

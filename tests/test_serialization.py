@@ -823,3 +823,21 @@ def test_load_from_file_objects_that_are_not_plain_files(tmp_path):
     with open(tmp_path / "two.tt", "rb") as f:
         f.read(8)
         assert load(f).tolist() == [1.0, 1.0]
+
+
+def test_views_of_one_storage_as_different_dtypes_are_refused_like_torch(tmp_path):
+    """PyTorch writes each storage's bytes as one dtype, so it refuses two views of one storage as different
+    dtypes (an empty storage is fine); nothing is written."""
+    import torch
+    x = tt.zeros(4)
+    with pytest.raises(RuntimeError) as ours:
+        tt.save([x, x.view(tt.int32)], tmp_path / "mixed.tt")
+    y = torch.zeros(4)
+    with pytest.raises(RuntimeError) as theirs:
+        torch.save([y, y.view(torch.int32)], tmp_path / "mixed.pt")
+    assert str(ours.value) == str(theirs.value)
+    assert not (tmp_path / "mixed.tt").exists()
+    e = tt.zeros(0)
+    tt.save([e, e.view(tt.int32)], tmp_path / "empty.tt")
+    a, b = tt.load(tmp_path / "empty.tt")
+    assert a.dtype is tt.float32 and b.dtype is tt.int32 and a.numel() == b.numel() == 0

@@ -36,11 +36,25 @@ def _make_grads(outputs, grads, is_grads_batched=False):
             continue
         if not isinstance(g, Tensor):
             raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
-        if tuple(g._sizes) != tuple(out._sizes):
-            raise RuntimeError(
-                f"Mismatch in shape: grad_output[{i}] has a shape of torch.Size([{', '.join(map(str, g._sizes))}])"
-                f" and output[{i}] has a shape of torch.Size([{', '.join(map(str, out._sizes))}]).")
-        if out.dtype.is_floating_point != g.dtype.is_floating_point:
+        # (batched: the first dim of each grad_output is the batch, the rest must be the output's shape)
+        sizes = tuple(g[0]._sizes) if is_grads_batched else tuple(g._sizes)   # (g[0]: PyTorch's errors)
+        if sizes != tuple(out._sizes):
+            # (PyTorch's message drops the batch dim twice, grad_output[0].shape[1:]: copied as is)
+            shown = sizes[1:] if is_grads_batched else sizes
+            grad_shape = f"torch.Size([{', '.join(map(str, shown))}])"
+            out_shape = f"torch.Size([{', '.join(map(str, out._sizes))}])"
+            if is_grads_batched:
+                raise RuntimeError(
+                    "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the "
+                    "batch dimension. The sizes of the remaining dimensions are expected to match the shape of "
+                    f"corresponding output, but a mismatch was detected: grad_output[{i}] has a shape of "
+                    f"{grad_shape} and output[{i}] has a shape of {out_shape}. If you only want some tensors in "
+                    "`grad_output` to be considered batched, consider using vmap.")
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {grad_shape} and output[{i}] "
+                               f"has a shape of {out_shape}.")
+        # Only complex against real is refused here; another real dtype (float64, int64 for a float32
+        # output) is cast to the output's dtype by the engine (`validate_outputs`), as in PyTorch.
+        if out.dtype.is_complex != g.dtype.is_complex:
             raise RuntimeError(
                 f"For complex Tensors, both grad_output and output are required to have the same dtype. "
                 f"Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype} and output[{i}] has a dtype of "
@@ -96,11 +110,34 @@ def _input_edge(t, i):
     return edge
 
 
+def _batched_grad(edges, grads, retain_graph, create_graph, input_edges, user_grads):
+    """`is_grads_batched=True`: one vector-Jacobian product per row of the grad_outputs, stacked.
+
+    PyTorch vmaps the backward pass over the first dim of every grad_output (one pass over batched
+    tensors); teachtorch has no vmap, so it runs the backward once per row, keeping the graph alive for
+    all but the last, and stacks the results: the same numbers, row by row. As under vmap, every
+    grad_output is batched, a scalar output's implicit ones too (which vmap refuses: it has no dim 0)."""
+    from ..ops.shape_ops import stack
+    if any(g.dim() == 0 for g in grads):
+        raise ValueError("vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for some input, but that input is a "
+                         "Tensor of dimensionality 0 so expected in_dim to satisfy 0 <= in_dim < 0.")
+    sizes = [g._sizes[0] for g in grads]
+    if len(set(sizes)) > 1:
+        raise ValueError("vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "
+                         f"{sizes} for the mapped dimension")
+    given = {id(g) for g in user_grads}
+    rows = []
+    for b in range(sizes[0]):
+        row = [g[b] for g in grads]
+        row_given = [r for r, g in zip(row, grads) if id(g) in given]   # the caller's: never stolen
+        rows.append(engine.execute(edges, row, retain_graph or b < sizes[0] - 1, create_graph, input_edges,
+                                   accumulate_grad=False, user_grads=row_given))
+    return [None if rows[0][i] is None else stack([r[i] for r in rows]) for i in range(len(input_edges))]
+
+
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
          allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """d(outputs)/d(inputs), returned as a tuple; `.grad` fields are left alone."""
-    if is_grads_batched:
-        raise NotImplementedError("autograd.grad(is_grads_batched=True) needs vmap, which teachtorch does not have")
     outputs = _tensor_list(outputs, "outputs")
     inputs = _tensor_list(inputs, "inputs")
     if allow_unused is None:
@@ -114,7 +151,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     grads = (_tensor_list(grad_outputs, "grad_outputs") if grad_outputs is not None
              else [None] * len(outputs))
     user_grads = [g for g in grads if g is not None]
-    grads = _make_grads(outputs, grads)
+    grads = _make_grads(outputs, grads, is_grads_batched)
     if retain_graph is None:
         retain_graph = create_graph
     edges = _root_edges(outputs)
@@ -123,8 +160,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         if not requires_grad(t):
             raise RuntimeError("One of the differentiated Tensors does not require grad")
         input_edges.append(gradient_edge(t))
-    result = engine.execute(edges, grads, retain_graph, create_graph, input_edges, accumulate_grad=False,
-                            user_grads=user_grads)
+    if is_grads_batched:
+        result = _batched_grad(edges, grads, retain_graph, create_graph, input_edges, user_grads)
+    else:
+        result = engine.execute(edges, grads, retain_graph, create_graph, input_edges, accumulate_grad=False,
+                                user_grads=user_grads)
     out = []
     for i, (t, g) in enumerate(zip(inputs, result)):
         if g is None:

@@ -24,6 +24,7 @@ What `apply` does (python_function.cpp, `THPFunction_apply`):
 """
 
 import functools
+import warnings
 
 from .._tensor import Tensor
 from . import variable
@@ -153,6 +154,9 @@ class Function(metaclass=FunctionMeta):
         # 3. link the outputs
         single = not isinstance(outputs, tuple)
         outs = list((outputs,) if single else outputs)
+        if any(all(d is not o for o in outs) for d in ctx.dirty_tensors):
+            raise RuntimeError("Some elements marked as dirty during the forward method were not returned as output. "
+                               "The inputs that are modified inplace must all be outputs of the Function.")
         if record:
             outs = _link_outputs(ctx, tensors, outs)
             ctx._saved = [None if t is None else SavedVariable(t, is_output=any(t is o for o in outs))
@@ -161,7 +165,28 @@ class Function(metaclass=FunctionMeta):
             for t in ctx.dirty_tensors:
                 t._vc.value += 1
             ctx._saved = [None if t is None else SavedVariable(t) for t in ctx.to_save]
+        _mark_views(ctx, tensors, outs, record)
         return outs[0] if single else tuple(outs)
+
+
+def _mark_views(ctx, inputs, outs, record):
+    """A view among the outputs may not be written in place (custom_function.cpp `_wrap_outputs`): the
+    in-place logic would rebuild its grad_fn from its base and so skip the custom backward. Inputs marked
+    dirty are exempt (as is an input returned unrecorded: PyTorch returns an alias of it, we the input
+    itself, whose rules must not change); with several differentiable outputs every view gets the
+    multi-output rule instead."""
+    diff = 0
+    for o in outs:
+        if not isinstance(o, Tensor):
+            continue
+        if o._base is not None and all(o is not t for t in inputs):
+            o._creation_meta = variable.IN_CUSTOM_FUNCTION
+        if record and o.dtype.is_floating_point and all(o is not n for n in ctx.non_differentiable):
+            diff += 1
+    if diff > 1:
+        for o in outs:
+            if isinstance(o, Tensor) and o._base is not None:
+                o._creation_meta = variable.MULTI_OUTPUT_NODE
 
 
 def _link_outputs(ctx, inputs, outs):
@@ -173,6 +198,9 @@ def _link_outputs(ctx, inputs, outs):
             continue
         is_input = any(o is t for t in inputs)
         if any(o is d for d in dirty):
+            if not is_input:
+                warnings.warn("ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that "
+                              "have been mutated should be passed to ctx.mark_dirty().", stacklevel=3)
             # changed in place by forward: like an in-place op, its history now goes through this node
             if o.grad_fn is None and o._requires_grad:
                 raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")

@@ -33,12 +33,12 @@ ERR_BACKWARD_TWICE = (
 
 
 def _short_name(name):
-    """How PyTorch names a generated node in its messages: "ExpBackward0" -> "Exp", "SumBackward1" -> "Sum1"
-    (hand-written nodes keep their name: "torch::autograd::CopyBackwards")."""
-    m = re.fullmatch(r"(.*)Backward(\d+)", name)
+    """How PyTorch names a node in its messages: "ExpBackward0" -> "Exp", "SumBackward1" -> "Sum1", a custom
+    Function's "FBackward" -> "F" (hand-written nodes keep their name: "torch::autograd::CopyBackwards")."""
+    m = re.fullmatch(r"(.*)Backward(\d*)", name)
     if m is None:
         return name
-    return m.group(1) + ("" if m.group(2) == "0" else m.group(2))
+    return m.group(1) + ("" if m.group(2) in ("", "0") else m.group(2))
 
 
 def _alias(t):

@@ -6,6 +6,7 @@ exists (PyTorch splits them the same way: torch/_tensor.py and python_variable.c
 
 from .._tensor import Tensor, typename
 from . import api, views
+from .grad_mode import is_inference_mode_enabled
 from .node import add_hook
 from .python_hook import PostAccumulateGradHook, TensorPreHook
 
@@ -36,6 +37,10 @@ def requires_grad_(self, requires_grad=True):
                         f"{typename(requires_grad)}")
     if requires_grad and not self.dtype.is_floating_point:
         raise RuntimeError("only Tensors of floating point dtype can require gradients")
+    # An inference tensor has no version counter and no autograd metadata: outside inference mode it may
+    # not join a graph (TensorImpl::set_requires_grad).
+    if requires_grad and self.is_inference() and not is_inference_mode_enabled():
+        raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
     if self.grad_fn is not None and not requires_grad:
         raise RuntimeError(
             "you can only change requires_grad flags of leaf variables. If you want to use a computed "

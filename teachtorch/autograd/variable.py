@@ -26,7 +26,8 @@ from .grad_mode import _GradMode
 from .node import AccumulateGrad
 
 # CreationMeta (torch/csrc/autograd/variable.h): how a view was made decides whether it may be written to.
-DEFAULT, NO_GRAD_MODE, MULTI_OUTPUT_NODE, INFERENCE_MODE = 0, 1, 2, 3
+# IN_CUSTOM_FUNCTION: returned by a custom Function (function.py), whose backward an in-place rebase would bypass.
+DEFAULT, NO_GRAD_MODE, MULTI_OUTPUT_NODE, INFERENCE_MODE, IN_CUSTOM_FUNCTION = 0, 1, 2, 3, 4
 
 
 def requires_grad(t):
@@ -116,6 +117,11 @@ def handle_view_on_rebase(view, indirect=False):
         msg += (" This view is the output of a function that returns multiple views. Such functions do not "
                 "allow the output views to be modified inplace. You should replace the inplace operation by an "
                 "out-of-place one.")
+    elif meta == IN_CUSTOM_FUNCTION:
+        msg += (" This view was created inside a custom Function (or because an input was returned as-is) and "
+                "the autograd logic to handle view+inplace would override the custom backward associated with "
+                "the custom Function, leading to incorrect gradients. This behavior is forbidden. You can fix "
+                "this by cloning the output of the custom Function.")
     else:
         block = "inference_mode" if meta == INFERENCE_MODE else "no_grad"
         msg += (" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "

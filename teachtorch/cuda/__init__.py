@@ -143,6 +143,12 @@ def set_rng_state(new_state, device="cuda"):
     _random.default_generator_of(_device("cuda", _index(device))).set_state(new_state)
 
 
+def is_bf16_supported(including_emulation=True):
+    """False: a GPU could compute in bfloat16, but teachtorch has no bfloat16 tensors (see `_dtype.bfloat16`), so
+    code that picks `torch.bfloat16` only when this says yes takes its float16/float32 path."""
+    return False
+
+
 def default_generators():
     return tuple(_random.default_generator_of(_device("cuda", i)) for i in range(device_count()))
 
@@ -150,4 +156,7 @@ def default_generators():
 __all__ = ["is_available", "device_count", "is_initialized", "init", "current_device", "set_device", "device",
            "get_device_name", "synchronize", "memory_allocated", "max_memory_allocated",
            "reset_peak_memory_stats", "memory_reserved", "empty_cache", "manual_seed", "manual_seed_all", "seed",
-           "initial_seed", "get_rng_state", "set_rng_state"]
+           "initial_seed", "get_rng_state", "set_rng_state", "is_bf16_supported", "amp"]
+
+
+from . import amp  # noqa: E402  (torch.cuda.amp.GradScaler / autocast, the deprecated spellings of torch.amp's)

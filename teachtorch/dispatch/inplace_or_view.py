@@ -40,6 +40,8 @@ NON_DIFFERENTIABLE_VIEWS = {"detach", "alias_nondiff"}
 def as_view(base, view, op_name):
     """Link `view` to `base`: shared version counter, and `_base` is the root base (chains collapse)."""
     view._vc = base._vc
+    if base.__dict__.get("_is_inference"):   # a view of an inference tensor is one too (it has its base's keys)
+        view._is_inference = True
     if op_name in NON_DIFFERENTIABLE_VIEWS:
         return
     view._base = base._base if base._base is not None else base

@@ -30,7 +30,7 @@ import numpy as np
 
 from .._dtype import bool_, can_cast, checked_convert, float16, float32, int64, result_type
 from .._strides import contiguous_strides, is_contiguous
-from ..backends import ARRAY_MODULES, check_writable, empty, wrap, write
+from ..backends import ARRAY_MODULES, check_writable, empty, quietly, wrap, write
 from .pointwise import check_same_device, resize_out
 
 # How PyTorch's structured-kernel checks print a dtype: the C++ type name (caffe2::TypeMeta), as in
@@ -72,7 +72,13 @@ def blas_operand(xp, a):
 
 
 def matmul_arrays(xp, a, b, dtype):
-    """`a @ b` for 2-D or batched arrays of one dtype (or a matrix and a vector)."""
+    """`a @ b` for 2-D or batched arrays of one dtype (or a matrix and a vector).
+
+    Overflow gives inf silently, as in PyTorch: NumPy's "overflow encountered" warnings are off."""
+    return quietly(_matmul_arrays, xp, a, b, dtype)
+
+
+def _matmul_arrays(xp, a, b, dtype):
     if dtype is float16:
         # opmath: multiply and accumulate in float32, round to float16 once
         return xp.matmul(a.astype(np.float32), b.astype(np.float32)).astype(np.float16)
@@ -492,7 +498,7 @@ def dot_kernel(ks, self, tensor, out=None):
         a, b = self._data(), tensor._data()
         if self.dtype is float16:
             a, b = a.astype(np.float32), b.astype(np.float32)
-        result = xp.asarray(xp.dot(a, b)).astype(self.dtype.numpy)
+        result = quietly(lambda: xp.asarray(xp.dot(a, b)).astype(self.dtype.numpy))   # overflow: inf, silently
     return finish(result, out, (), self.dtype, device)
 
 

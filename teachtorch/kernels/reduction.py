@@ -641,10 +641,15 @@ def cumulative(self, dim, dtype, kind):
         return None, shape
     xp = xp_of(self)
     a = scalar_to_1d(self._data())
-    if a.dtype != dtype.numpy:
-        a = a.astype(dtype.numpy)             # cast first: cumsum(dtype=int64) of floats adds truncated values
     fn = xp.cumsum if kind == "cumsum" else xp.cumprod
-    return fn(a, axis=d, dtype=accumulate_dtype(dtype)).reshape(shape), shape
+    saved = fp_errors()
+    try:
+        quiet_fp_errors()                     # inf + -inf is nan, an overflow is inf: silently, as in PyTorch
+        if a.dtype != dtype.numpy:
+            a = a.astype(dtype.numpy)         # cast first: cumsum(dtype=int64) of floats adds truncated values
+        return fn(a, axis=d, dtype=accumulate_dtype(dtype)).reshape(shape), shape
+    finally:
+        restore_fp_errors(saved)
 
 
 # ---- all, any, count_nonzero ------------------------------------------------------------------------------

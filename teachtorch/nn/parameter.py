@@ -44,18 +44,28 @@ class Parameter(Tensor):
         return (Parameter, (self.detach(), self.requires_grad))
 
 
-class Buffer(Tensor):
+class _BufferMeta(type):
+    """`isinstance(t, Buffer)` asks the tensor's flag: a Buffer is a plain Tensor marked `_is_buffer`."""
+
+    def __instancecheck__(cls, instance):
+        if cls is Buffer:
+            return isinstance(instance, Tensor) and bool(instance.__dict__.get("_is_buffer"))
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
     """`Buffer(data=None, *, persistent=True)`: assigned to a Module attribute, it becomes a buffer.
 
-    As in PyTorch, constructing one gives a detached tensor flagged as a buffer; the Module stores the
-    tensor and reads `persistent` from it."""
+    As in PyTorch (torch/nn/parameter.py), constructing one gives back a plain *Tensor*: `data` detached
+    (it keeps `requires_grad`), with two attributes, `persistent` and `_is_buffer`. The Module's
+    `__setattr__` recognises it by that flag (`isinstance(value, Buffer)` reads it) and stores the tensor
+    as it is, so `module.name` reads back a `Tensor`, never a Buffer; the results of ops on it are
+    ordinary tensors without the flag."""
 
     def __new__(cls, data=None, *, persistent=True):
         if data is None:
             data = empty(0)
-        buffer = cls._make(data._storage, data._offset, data._sizes, data._strides, data.dtype)
-        buffer._vc = data._vc
-        if data.requires_grad:
-            buffer.requires_grad_(True)
-        buffer.persistent = persistent
-        return buffer
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t

@@ -220,6 +220,14 @@ def type_(self, dtype=None, non_blocking=False, **kwargs):
     raise TypeError("dtype must be a type, str, or dtype object")
 
 
+def type_as(self, other):
+    """`x.type_as(y)`: `x` with `y`'s dtype and device (PyTorch: `self.to(other.options())`), `x` itself when
+    they already match."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"type_as(): argument 'other' (position 1) must be Tensor, not {_type_name(other)}")
+    return _to(self, device=other.device, dtype=other.dtype)
+
+
 # ---- new_*: factories that take dtype and device from an existing tensor -------------------------------------
 
 
@@ -356,7 +364,7 @@ class iinfo:
 # ---- Tensor methods -------------------------------------------------------------------------------------------
 
 for _name, _fn in {
-    "to": to, "cpu": cpu, "cuda": cuda, "type": type_,
+    "to": to, "cpu": cpu, "cuda": cuda, "type": type_, "type_as": type_as,
     "float": _dtype_method("float", _dtype.float32), "double": _dtype_method("double", _dtype.float64),
     "half": _dtype_method("half", _dtype.float16), "long": _dtype_method("long", _dtype.int64),
     "int": _dtype_method("int", _dtype.int32), "short": _dtype_method("short", _dtype.int16),

@@ -6,13 +6,16 @@ the elements land in `self`'s storage whatever its strides. `clone` allocates wi
 (PyTorch's `preserve_format`) and copies; `contiguous` returns the tensor itself when it already is.
 """
 
+import numpy as np
+
 from .._dispatch_key import CompositeImplicitAutograd
 from .._strides import broadcast_shapes, channels_last_strides
 from .._tensor import Tensor
-from ..backends import ARRAY_MODULES, check_writable, empty, write
+from ..backends import ARRAY_MODULES, check_writable, empty, quietly, write
 from ..kernels.pointwise import check_no_partial_overlap
 from ..dispatch.dispatcher import impl
 from ._define import bind_method, define, register_kernel
+from .factories import fill_value
 from ..backends import preserve_strides
 
 
@@ -38,7 +41,8 @@ def copy_kernel(ks, self, src, non_blocking=False):
             and src._strides == self._strides and src.dtype is self.dtype):
         return self          # copying a tensor onto itself: PyTorch returns before any check
     check_no_partial_overlap(self, [src])
-    write(self, _host_or_same(src, self.device))
+    # a cast out of range (1e6 into float16, nan into int64) is silent in PyTorch: no NumPy RuntimeWarning
+    quietly(write, self, _host_or_same(src, self.device))
     return self
 
 
@@ -48,12 +52,8 @@ register_kernel(copy_op, copy_kernel)
 
 
 def fill_kernel(ks, self, value):
-    if isinstance(value, Tensor):
-        if value.dim() != 0:
-            raise RuntimeError(
-                f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions.")
-        value = value.item()
-    write(self, value, check_overlap=False)
+    # A number goes through c10's checked conversion: `uint8_tensor.fill_(300)` is an overflow error
+    write(self, fill_value(value, self.dtype, self.numel()), check_overlap=False)
     return self
 
 
@@ -65,7 +65,14 @@ fill_tensor_op = define("fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a
 
 def fill_tensor_kernel(ks, self, value):
     check_writable(self)     # unlike fill_.Scalar, PyTorch's fill_.Tensor refuses an overlapping target
-    return fill_kernel(ks, self, value)
+    if value.dim() != 0:
+        raise RuntimeError(
+            f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions.")
+    # A tensor value is cast like `copy_`, unchecked: a uint8 target wraps 300 to 44, a float16 one rounds 1e6
+    # to inf, silently as in PyTorch
+    number = quietly(np.asarray(value.item()).astype, self.dtype.numpy)[()]
+    write(self, number, check_overlap=False)
+    return self
 
 
 fill_tensor_kernel.device_check = False   # a 0-dim cpu value may fill a cuda tensor, as in PyTorch

@@ -34,7 +34,7 @@ from .._strides import INT64_MAX, INT64_MIN, channels_last_strides
 from .._tensor import Tensor
 from .._tensor import typename as _type_name   # the parser's name for a type: float, Tensor, numpy.ndarray
 from ..autograd.grad_mode import is_grad_enabled
-from ..backends import ARRAY_MODULES, preserve_strides, write
+from ..backends import ARRAY_MODULES, preserve_strides, quietly, write
 from ..backends import cuda as cuda_backend
 from ..backends import empty as _empty_tensor
 from ..dispatch.backend_select import backend_select_kernel
@@ -232,7 +232,7 @@ def fill_value(value, dtype, numel):
     (`scalar_fill`) converts to Half without the check (so `full((1,), 1e5, dtype=float16)` is inf, while
     `full((2,), 1e5, dtype=float16)` is an error)."""
     if dtype is _dtype.float16 and numel == 1:
-        return float(np.float16(_as_number(value)))
+        return float(quietly(np.float16, _as_number(value)))   # inf, without NumPy's overflow warning
     return checked_convert(value, dtype)
 
 

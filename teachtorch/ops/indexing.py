@@ -172,12 +172,13 @@ def value_to_tensor(self, value):
     if isinstance(value, Tensor):
         return value
     if isinstance(value, (bool, int, float, np.integer)):
-        from ..kernels.indexing import checked_scalar
+        from .factories import fill_value
         from .tensor_new import tensor
-        number = checked_scalar(int(value) if isinstance(value, (bool, np.integer)) else value, self.dtype)
+        # scalarToTensor fills a one-element tensor, so float16 takes fill_'s unchecked fast path (1e6 is inf)
+        number = fill_value(int(value) if isinstance(value, (bool, np.integer)) else value, self.dtype, 1)
         # a cuda target still gets a *cpu* 0-dim tensor (THPVariable_setitem), so copy_to fills with it
         device = "cpu" if self.device.type == "cuda" else self.device
-        return tensor(number.item(), dtype=self.dtype, device=device)
+        return tensor(number, dtype=self.dtype, device=device)
     device = "" if self.device.type == "cpu" else f"{self.device.type}."
     raise TypeError(f"can't assign a {_type_name(value)} to a torch.{device}{self.dtype._ptname}Tensor")
 

@@ -240,7 +240,9 @@ def _alpha_check(args, out_dtype, compute_dtype):
     if not out_dtype.is_floating_point and isinstance(alpha, float):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
     if alpha != 1:
-        checked_scalar(alpha, opmath(out_dtype))
+        # add_kernel converts alpha to the result's own type first (`alpha.to<scalar_t>()`), so 1e6 overflows
+        # a float16 add even though the sum is computed in float32
+        checked_scalar(alpha, out_dtype)
 
 
 def _is_bool(a):
@@ -324,28 +326,35 @@ negative = alias("negative", "neg")
 _NUMBER_TYPES = (Tensor, int, float, bool)
 
 
-def operand_or_none(other):
-    """`other` as an operand of a Python operator, or None when the operator should return NotImplemented."""
+def operand_or_none(other, arrays=False):
+    """`other` as an operand of a Python operator, or None when the operator should return NotImplemented.
+
+    A NumPy array is refused, as PyTorch's operators refuse it: Python then asks the array, so `t + ndarray`
+    is computed by NumPy (through `Tensor.__array__`, with NumPy's promotion: float32 + int32 is float64) and
+    wrapped back into a tensor (`Tensor.__array_wrap__`), while `ndarray + t` is a TypeError. `==` is the
+    exception (`arrays=True`): PyTorch compares with the array as a tensor.
+    """
     if type(other) in _NUMBER_TYPES or isinstance(other, (Tensor, int, float)):
         return other
-    if isinstance(other, (np.generic, np.ndarray)) and other.dtype.kind in "biuf":
+    if isinstance(other, (np.generic, np.ndarray) if arrays else np.generic) and other.dtype.kind in "biuf":
         return as_operand(other)
     return None
 
 
-def binary_operator(op, *params, reflected=False):
-    """`Tensor.__add__` (or `__radd__` when `reflected`) for the functional or in-place `op`."""
+def binary_operator(op, *params, reflected=False, arrays=False):
+    """`Tensor.__add__` (or `__radd__` when `reflected`) for the functional or in-place `op`; `arrays`: see
+    `operand_or_none`."""
     if reflected:
         def dunder(self, other):
             if type(other) is not Tensor:
-                other = operand_or_none(other)
+                other = operand_or_none(other, arrays)
                 if other is None:
                     return NotImplemented
             return call(op, (other, self) + params)
     else:
         def dunder(self, other):
             if type(other) is not Tensor:     # the common case, tensor op tensor, needs no conversion
-                other = operand_or_none(other)
+                other = operand_or_none(other, arrays)
                 if other is None:
                     return NotImplemented
             return call(op, (self, other) + params)

@@ -916,6 +916,8 @@ _MUL = OPS["mul"][0]
 
 
 def _rtruediv(self, other):
+    if isinstance(other, np.ndarray):      # PyTorch's `self.reciprocal() * other`: NumPy then multiplies
+        return call(_RECIPROCAL, (self,)) * other
     other = operand_or_none(other)
     if other is None:
         return NotImplemented
@@ -936,7 +938,8 @@ Tensor.__rtruediv__ = _rtruediv
 Tensor.__div__, Tensor.__rdiv__, Tensor.__idiv__ = Tensor.__truediv__, Tensor.__rtruediv__, Tensor.__itruediv__
 
 for _py, _name in (("eq", "eq"), ("ne", "ne"), ("lt", "lt"), ("le", "le"), ("gt", "gt"), ("ge", "ge")):
-    setattr(Tensor, f"__{_py}__", binary_operator(OPS[_name][0]))
+    # (with a NumPy array, PyTorch's `==` compares as tensors; its `!=` ends in Python's identity test, a bool)
+    setattr(Tensor, f"__{_py}__", binary_operator(OPS[_name][0], arrays=_py == "eq"))
 
 _POSITIVE, _ABS, _BITWISE_NOT = positive_op, OPS["abs"][0], OPS["bitwise_not"][0]
 

@@ -7,6 +7,7 @@ computed the way PyTorch's kernels compute them, step for step, so that they mat
 
 import math
 import operator
+import warnings
 
 import numpy as np
 
@@ -16,6 +17,8 @@ from .._strides import INT64_MAX, check_numel
 from .._tensor import Tensor
 from ..backends import ARRAY_MODULES, quietly, write
 from ..backends import empty as _empty_tensor
+from ..kernels.pointwise import write_out
+from ._define import define, register_kernel
 from .factories import (  # the argument checks and helpers every factory shares
     _FACTORY_TAIL, _as_number, _check_dtype, _factory, _factory_out, _fill, _finish, _is_index, _type_name,
     check_device, check_out, check_requires_grad, fill_value,
@@ -155,8 +158,28 @@ def _arange_kernel(ks, start, end, step, dtype, device):
 
 arange_op = _factory(f"arange.start_step(Scalar start, Scalar end, Scalar step=1, {_FACTORY_TAIL}) -> Tensor",
                      _arange_kernel)
-arange_out_op = _factory_out("arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> "
-                             "Tensor(a!)", _arange_kernel)
+arange_out_op = define("arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)")
+
+
+def _arange_out_kernel(ks, start, end, step, out):
+    """arange_out (RangeFactories.cpp): an out tensor with the right *number* of elements keeps its shape and
+    is filled in order; any other is resized to 1-d, with arange's own warning when it had elements."""
+    result = _arange_kernel(ks, start, end, step, out.dtype, out.device)
+    n, shape = result.numel(), out._sizes
+    if out.numel() != n:
+        if out.numel() > 0:
+            warnings.warn(
+                f"The number of elements in the out tensor of shape {list(shape)} is {out.numel()} which does "
+                f"not match the computed number of elements {n}. Note that this may occur as a result of rounding "
+                f"error. The out tensor will be resized to a tensor of shape ({n},).", UserWarning, stacklevel=5)
+        shape = (n,)
+        fresh = _empty_tensor(shape, out.dtype, out.device)
+        out._set_metadata(fresh._storage, 0, fresh._sizes, fresh._strides)
+    data = None if result._storage._data is None else result._data().reshape(shape)
+    return write_out(out, data, result.dtype, shape)
+
+
+register_kernel(arange_out_op, _arange_out_kernel)
 
 _ARANGE_SIGNATURES = (
     " * (Number end, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device "

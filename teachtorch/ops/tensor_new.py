@@ -17,7 +17,7 @@ from .._dtype import checked_convert
 from .._device import as_device
 from .._storage import UntypedStorage
 from .._tensor import Tensor
-from ..backends import ARRAY_MODULES, preserve_strides, wrap, write
+from ..backends import ARRAY_MODULES, preserve_strides, quietly, wrap, write
 from ..backends import empty as _empty_tensor
 from ..dispatch.schema import unpack_int64
 from .factories import (  # the argument checks and helpers every factory shares
@@ -200,7 +200,8 @@ def copy_to(src, dtype, device, strides):
     out = _empty_tensor(src._sizes, dtype, device, strides)
     if out._storage._data is not None:
         host = src._data() if src.device == out.device else src._host_array()
-        write(out, ARRAY_MODULES[out.device.type].asarray(host))
+        # a C cast: out of range gives inf (or wraps) silently in PyTorch, so NumPy's cast warnings are off
+        quietly(write, out, ARRAY_MODULES[out.device.type].asarray(host))
     return out
 
 

@@ -85,11 +85,42 @@ view = view_kernel
 
 
 def _view_dtype(self, dtype):
-    if dtype.itemsize != self.dtype.itemsize:
-        raise RuntimeError(
-            f"self.element_size() == dtype element size: view(dtype) of a {self.dtype} tensor as {dtype} is only "
-            "supported between dtypes of the same element size in teachtorch")
-    t = Tensor._make(self._storage, self._offset, self._sizes, self._strides, dtype)
+    """`x.view(dtype)`: the same bytes read as another dtype (PyTorch's `view_dtype`, TensorConversions.cpp).
+
+    With a different element size, only the last dim changes: viewing 4-byte floats as 2-byte halves doubles
+    its size (and every other stride and the offset, counted in the new, smaller elements); the other way
+    halves it, so the last dim must be contiguous and the other strides and the offset divisible by 2.
+    """
+    sizes, strides, offset = self._sizes, self._strides, self._offset
+    old, new = self.dtype.itemsize, dtype.itemsize
+    what = f"to view {self.dtype._ptname} as {dtype._ptname} (different element sizes)"
+    if old != new and not sizes:
+        raise RuntimeError(f"self.dim() cannot be 0 {what}")
+
+    def check_last_dim_contiguous():
+        if strides[-1] != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+
+    if old > new:       # each element becomes `ratio` smaller ones, side by side in the last dim
+        check_last_dim_contiguous()
+        ratio = old // new
+        sizes = sizes[:-1] + (sizes[-1] * ratio,)
+        strides = tuple(s * ratio for s in strides[:-1]) + (1,)
+        offset = offset * ratio
+    elif old < new:     # `ratio` neighbours in the last dim merge into one element
+        ratio = new // old
+        if sizes[-1] % ratio:
+            raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got {sizes[-1]}")
+        if offset % ratio:
+            raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} {what}, but got {offset}")
+        check_last_dim_contiguous()      # (PyTorch checks in this order: size, offset, strides)
+        for d, s in enumerate(strides[:-1]):
+            if s % ratio:
+                raise RuntimeError(f"self.stride({d}) must be divisible by {ratio} {what}, but got {s}")
+        sizes = sizes[:-1] + (sizes[-1] // ratio,)
+        strides = tuple(s // ratio for s in strides[:-1]) + (1,)
+        offset = offset // ratio
+    t = Tensor._make(self._storage, offset, sizes, strides, dtype)
     t._vc = self._vc
     t._base = self._base if self._base is not None else self
     return t
@@ -168,7 +199,14 @@ def unflatten(self, dim, sizes):
     sizes = tuple(sizes)
     if len(sizes) == 0:
         raise RuntimeError("unflatten: sizes must be non-empty")
-    inferred = infer_size(sizes, self._sizes[dim])
+    try:
+        inferred = infer_size(sizes, self._sizes[dim])
+    except RuntimeError as e:
+        # PyTorch's handle_unflatten_exception rewords the count mismatch and wraps every other error
+        if "is invalid for input of size" not in str(e):
+            raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
+        raise RuntimeError(f"unflatten: Provided sizes [{', '.join(map(str, sizes))}] don't multiply up to the "
+                           f"size of dim {dim} ({self._sizes[dim]}) in the input tensor") from None
     return view(self, self._sizes[:dim] + inferred + self._sizes[dim + 1:])
 
 

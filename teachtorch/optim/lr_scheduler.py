@@ -16,19 +16,57 @@ As in PyTorch's torch/optim/lr_scheduler.py:
 * `get_last_lr()` returns the rates set by the last step; `state_dict()` is every attribute except the
   optimizer.
 
-Call `optimizer.step()` first, then `scheduler.step()`. (PyTorch also wraps `optimizer.step` to warn when
-the order is reversed, and accepts a deprecated `step(epoch)`; teachtorch leaves both out.)
+Call `optimizer.step()` first, then `scheduler.step()`. As PyTorch, the scheduler wraps the optimizer's
+`step` (on the instance) so that it can tell, at its own first `step()`, whether the optimizer has stepped
+yet, and warns if not: the schedule's first rate would be skipped.
+
+`scheduler.step(epoch)` is PyTorch's deprecated form: it warns, sets `last_epoch = epoch`, and computes the
+rates with the schedule's *closed form* (`_get_closed_form_lr`, from `base_lrs`) where it has one, since
+the recursive form only knows how to go one epoch forward.
+
+Besides the per-epoch schedules there are the combinators `SequentialLR` (one schedule after another, at
+given milestones) and `ChainedScheduler` (several schedules applied at every step, their factors
+multiplying), and `ReduceLROnPlateau`, which is driven by a metric (`step(val_loss)`), not by the epoch.
 """
 
 import math
 import types
 import warnings
+from bisect import bisect_right
 from collections import Counter
 
 from .optimizer import Optimizer
 
-__all__ = ["LRScheduler", "LambdaLR", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
+__all__ = ["LRScheduler", "LambdaLR", "StepLR", "MultiStepLR", "LinearLR", "ExponentialLR", "SequentialLR",
+           "CosineAnnealingLR", "ChainedScheduler", "ReduceLROnPlateau", "CosineAnnealingWarmRestarts",
            "OneCycleLR"]
+
+EPOCH_DEPRECATION_WARNING = (
+    "The epoch parameter in `scheduler.step()` was not necessary and is being "
+    "deprecated where possible. Please use `scheduler.step()` to step the "
+    "scheduler. During the deprecation, if epoch is different from None, the "
+    "closed form is used instead of the new chainable form, where available. "
+    "Please open an issue if you are unable to replicate your use case: "
+    "https://github.com/pytorch/pytorch/issues/new/choose."
+)
+
+
+def _track_step_calls(optimizer):
+    """Wrap `optimizer.step` (on this instance only) so that it records `optimizer._opt_called = True`.
+
+    A scheduler reads that flag at its first step() to warn about the wrong order. Wrapping once is enough:
+    a second scheduler on the same optimizer finds the marker and leaves the wrapper as it is."""
+    if hasattr(optimizer.step, "_wrapped_by_lr_sched"):
+        return
+    step = optimizer.step          # the bound method, as the class defines it
+
+    def wrapper(*args, **kwargs):
+        optimizer._opt_called = True
+        return step(*args, **kwargs)
+
+    wrapper._wrapped_by_lr_sched = True
+    wrapper.__doc__ = step.__doc__
+    optimizer.step = wrapper
 
 
 class LRScheduler:
@@ -53,12 +91,18 @@ class LRScheduler:
                         "2. You're using last_epoch >= 0 for a fresh training run (not recommended)")
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
+        _track_step_calls(optimizer)
+        self._initial_step()
 
-        # the first step, made here: last_epoch -1 -> 0, and the optimizer gets the schedule's first lr
+    def _initial_step(self):
+        """The first step, made at construction: last_epoch -1 -> 0, and the optimizer gets the first lr.
+        (SequentialLR calls it again when it hands over to the next schedule.)"""
         self._step_count = 0
         self._is_initial = True
-        self.step()
-        self._is_initial = False
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
 
     def get_lr(self):
         """The learning rates for `last_epoch`, one per parameter group (called by `step`)."""
@@ -68,13 +112,47 @@ class LRScheduler:
         """The learning rates the last `step()` wrote into the optimizer's groups."""
         return self._last_lr
 
-    def step(self):
-        """Advance the schedule by one and write the new rates into the optimizer's groups."""
+    def step(self, epoch=None):
+        """Advance the schedule by one and write the new rates into the optimizer's groups.
+
+        `step(epoch)` (deprecated, as in PyTorch) jumps to `epoch` instead, with the closed form."""
+        if self._step_count == 1:
+            # the first call after the one made by __init__: has the optimizer stepped yet?
+            if not hasattr(self.optimizer.step, "_wrapped_by_lr_sched"):
+                warnings.warn(
+                    "Seems like `optimizer.step()` has been overridden after learning rate scheduler "
+                    "initialization. Please, make sure to call `optimizer.step()` before "
+                    "`lr_scheduler.step()`. See more details at "
+                    "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
+                    UserWarning, stacklevel=2)
+            elif not getattr(self.optimizer, "_opt_called", False):
+                warnings.warn(
+                    "Detected call of `lr_scheduler.step()` before `optimizer.step()`. "
+                    "In PyTorch 1.1.0 and later, you should call them in the opposite order: "
+                    "`optimizer.step()` before `lr_scheduler.step()`.  Failure to do this "
+                    "will result in PyTorch skipping the first value of the learning rate schedule. "
+                    "See more details at "
+                    "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
+                    UserWarning, stacklevel=2)
         self._step_count += 1
-        self.last_epoch += 1
+        if epoch is not None:
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch=None):
+        """Compute the rates for the next epoch (or for `epoch`) and write them into the groups."""
         self._get_lr_called_within_step = True
         try:
-            values = self.get_lr()
+            if epoch is None:
+                self.last_epoch += 1
+                values = self.get_lr()
+            else:
+                # a jump: the recursive get_lr() only goes one epoch forward, the closed form goes anywhere
+                self.last_epoch = epoch
+                if hasattr(self, "_get_closed_form_lr"):
+                    values = self._get_closed_form_lr()
+                else:
+                    values = self.get_lr()
         finally:
             self._get_lr_called_within_step = False
         for group, lr in zip(self.optimizer.param_groups, values):
@@ -145,6 +223,9 @@ class StepLR(LRScheduler):
             return [group["lr"] for group in self.optimizer.param_groups]
         return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
 
+    def _get_closed_form_lr(self):
+        return [base_lr * self.gamma ** (self.last_epoch // self.step_size) for base_lr in self.base_lrs]
+
 
 class MultiStepLR(LRScheduler):
     """Multiply the lr by `gamma` at each epoch listed in `milestones` (a milestone listed twice: gamma ** 2)."""
@@ -160,6 +241,47 @@ class MultiStepLR(LRScheduler):
             return [group["lr"] for group in self.optimizer.param_groups]
         return [group["lr"] * self.gamma ** self.milestones[self.last_epoch] for group in self.optimizer.param_groups]
 
+    def _get_closed_form_lr(self):
+        milestones = sorted(self.milestones.elements())
+        return [base_lr * self.gamma ** bisect_right(milestones, self.last_epoch) for base_lr in self.base_lrs]
+
+
+class LinearLR(LRScheduler):
+    """Scale the lr by a factor that goes linearly from `start_factor` to `end_factor` over `total_iters`
+    epochs (a warm-up, with the defaults 1/3 -> 1 over 5 epochs), then keep it.
+
+    Closed form: lr_t = initial_lr * (start + (end - start) * min(t, total_iters) / total_iters). PyTorch
+    computes it recursively, multiplying the current lr by the ratio of this epoch's factor to the last's:
+        lr_t = lr_{t-1} * (1 + (end - start) / (total_iters * start + (t - 1) * (end - start)))
+    """
+
+    def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5, last_epoch=-1):
+        if start_factor > 1.0 or start_factor <= 0:
+            raise ValueError("Starting multiplicative factor expected to be greater than 0 and less or equal to 1.")
+        if end_factor > 1.0 or end_factor < 0:
+            raise ValueError("Ending multiplicative factor expected to be between 0 and 1.")
+        self.start_factor = start_factor
+        self.end_factor = end_factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_if_called_outside_step()
+        groups = self.optimizer.param_groups
+        if self.last_epoch == 0:
+            return [group["lr"] * self.start_factor for group in groups]
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return [group["lr"] for group in groups]
+        return [group["lr"] * (1.0 + (self.end_factor - self.start_factor)
+                               / (self.total_iters * self.start_factor
+                                  + (self.last_epoch - 1) * (self.end_factor - self.start_factor)))
+                for group in groups]
+
+    def _get_closed_form_lr(self):
+        return [base_lr * (self.start_factor + (self.end_factor - self.start_factor)
+                           * min(self.total_iters, self.last_epoch) / self.total_iters)
+                for base_lr in self.base_lrs]
+
 
 class ExponentialLR(LRScheduler):
     """Multiply the lr by `gamma` every epoch: lr = initial_lr * gamma ** epoch."""
@@ -173,6 +295,9 @@ class ExponentialLR(LRScheduler):
         if self._is_initial:
             return [group["lr"] for group in self.optimizer.param_groups]
         return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self):
+        return [base_lr * self.gamma ** self.last_epoch for base_lr in self.base_lrs]
 
 
 class CosineAnnealingLR(LRScheduler):
@@ -208,6 +333,10 @@ class CosineAnnealingLR(LRScheduler):
                 / (1 + math.cos(math.pi * (self.last_epoch - 1) / self.T_max))
                 * (group["lr"] - self.eta_min) + self.eta_min
                 for group in groups]
+
+    def _get_closed_form_lr(self):
+        return [self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
+                for base_lr in self.base_lrs]
 
 
 def _per_group(name, optimizer, value):
@@ -333,3 +462,279 @@ class OneCycleLR(LRScheduler):
             if self.cycle_momentum:
                 self._set_momentum(group, momentum)
         return lrs
+
+
+def _check_wrapped(combinator, optimizer, schedulers):
+    """The checks SequentialLR and ChainedScheduler make on the schedulers they are given."""
+    name = type(combinator).__name__
+    for index, scheduler in enumerate(schedulers):
+        if not hasattr(scheduler, "optimizer"):
+            raise TypeError(f"{name} at index {index} should have `optimizer` as its attribute.")
+        if isinstance(scheduler, ReduceLROnPlateau):
+            raise ValueError(
+                f"{name} does not support `ReduceLROnPlateau` scheduler as it "
+                "requires additional kwargs to be specified when calling `step`, "
+                f"but got one at index {index} in the given schedulers sequence.")
+        if optimizer != scheduler.optimizer:
+            raise ValueError(
+                f"{name} expects all schedulers to belong to the same optimizer, but "
+                f"got scheduler {scheduler.__class__.__name__} at index {index} has {scheduler.optimizer}, "
+                f"which is different from {optimizer.__class__.__name__}.")
+
+
+class _WrapsSchedulers:
+    """The state_dict of a combinator: its own attributes, and each wrapped scheduler's state_dict."""
+
+    def state_dict(self):
+        state = {key: value for key, value in self.__dict__.items() if key not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict):
+        state_dict = dict(state_dict)
+        schedulers = state_dict.pop("_schedulers")
+        self.__dict__.update(state_dict)
+        for scheduler, saved in zip(self._schedulers, schedulers):
+            scheduler.load_state_dict(saved)
+
+
+class SequentialLR(_WrapsSchedulers, LRScheduler):
+    """Run `schedulers` one after another: the i-th takes over at epoch `milestones[i - 1]`.
+
+    Usual use: a warm-up (LinearLR) for a few epochs, then the main schedule. The schedulers were made
+    (and so took their first step) before SequentialLR; it undoes those steps and restarts the first one. At
+    a milestone, the next scheduler starts from its own epoch 0 (`_update_lr(0)`: its closed form at 0)."""
+
+    def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
+        if len(schedulers) < 1:
+            raise ValueError(f"{self.__class__.__name__} expects at least one scheduler, but got no scheduler.")
+        _check_wrapped(self, optimizer, schedulers)
+        if len(milestones) != len(schedulers) - 1:
+            raise ValueError(
+                "Sequential Schedulers expects number of schedulers provided to be one more "
+                f"than the number of milestone points, but got number of schedulers {len(schedulers)} and the "
+                f"number of milestones to be equal to {len(milestones)}")
+        self._schedulers = schedulers
+        self._milestones = milestones
+        self.last_epoch = last_epoch + 1
+        self.optimizer = optimizer
+
+        # undo the first step that each scheduler took when it was made, then restart the first one
+        for group in self.optimizer.param_groups:
+            group["lr"] = group["initial_lr"]
+        self.recursive_undo()
+        index = bisect_right(self._milestones, 0)
+        self._schedulers[index]._initial_step()
+        self._last_lr = schedulers[index].get_last_lr()
+
+    def recursive_undo(self, sched=None):
+        """Take one epoch off every scheduler, nested combinators included."""
+        scheds = self if sched is None else sched
+        if hasattr(scheds, "_schedulers"):
+            for s in scheds._schedulers:
+                self.recursive_undo(s)
+        elif hasattr(scheds, "last_epoch"):
+            scheds.last_epoch -= 1
+
+    def step(self):
+        self.last_epoch += 1
+        index = bisect_right(self._milestones, self.last_epoch)
+        scheduler = self._schedulers[index]
+        if index > 0 and self._milestones[index - 1] == self.last_epoch:
+            scheduler._update_lr(0)         # a new phase starts at its epoch 0
+        else:
+            scheduler.step()
+        self._last_lr = scheduler.get_last_lr()
+
+
+class ChainedScheduler(_WrapsSchedulers, LRScheduler):
+    """Step every scheduler in `schedulers` at each step, in order: the recursive schedules each multiply
+    the current lr by their own factor, so the factors compose (a warm-up times a decay, for instance)."""
+
+    def __init__(self, schedulers, optimizer=None):
+        if len(schedulers) < 1:
+            raise ValueError(
+                f"{self.__class__.__name__} expects at least one scheduler to be chained, but got no scheduler.")
+        optimizer = optimizer or schedulers[0].optimizer
+        _check_wrapped(self, optimizer, schedulers)
+        self._schedulers = schedulers
+        self.optimizer = optimizer
+        self._last_lr = [group["lr"] for group in self._schedulers[-1].optimizer.param_groups]
+
+    def step(self):
+        for scheduler in self._schedulers:
+            scheduler.step()
+        self._last_lr = [group["lr"] for group in self._schedulers[-1].optimizer.param_groups]
+
+
+class ReduceLROnPlateau(LRScheduler):
+    """Multiply the lr by `factor` when a metric has stopped improving for more than `patience` epochs.
+
+    `step(metric)` is called with, say, the validation loss (`mode='min'`) or accuracy (`mode='max'`). A
+    value is an improvement if it beats the best so far by `threshold`: relatively (`'rel'`: below
+    best * (1 - threshold)) or absolutely (`'abs'`: below best - threshold). After a reduction the scheduler
+    waits `cooldown` epochs before counting bad epochs again. The lr never goes below `min_lr`, and a
+    reduction smaller than `eps` is skipped. As in PyTorch, it does not call LRScheduler.__init__: it needs
+    no `initial_lr` and takes no step at construction."""
+
+    def __init__(self, optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4, threshold_mode="rel",
+                 cooldown=0, min_lr=0, eps=1e-8):
+        if factor >= 1.0:
+            raise ValueError("Factor should be < 1.0.")
+        self.factor = factor
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        if isinstance(min_lr, (list, tuple)):
+            if len(min_lr) != len(optimizer.param_groups):
+                raise ValueError(f"expected {len(optimizer.param_groups)} min_lrs, got {len(min_lr)}")
+            self.default_min_lr = None
+            self.min_lrs = list(min_lr)
+        else:
+            self.default_min_lr = min_lr
+            self.min_lrs = [min_lr] * len(optimizer.param_groups)
+        self.patience = patience
+        self.cooldown = cooldown
+        self.eps = eps
+        self.last_epoch = 0
+        self._last_lr = [group["lr"] for group in optimizer.param_groups]
+        self._init_is_better(mode=mode, threshold=threshold, threshold_mode=threshold_mode)
+        self._reset()
+
+    def _reset(self):
+        """Forget the best value and the counters."""
+        self.best = self.mode_worse
+        self.cooldown_counter = 0
+        self.num_bad_epochs = 0
+
+    def step(self, metrics, epoch=None):
+        """Record this epoch's metric, and reduce the lr if it has not improved for too long."""
+        current = float(metrics)
+        if epoch is None:
+            epoch = self.last_epoch + 1
+        else:
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self.last_epoch = epoch
+
+        if self._is_better(current, self.best):
+            self.best = current
+            self.num_bad_epochs = 0
+        else:
+            self.num_bad_epochs += 1
+        if self.in_cooldown:
+            self.cooldown_counter -= 1
+            self.num_bad_epochs = 0          # bad epochs in the cooldown do not count
+        if self.num_bad_epochs > self.patience:
+            self._reduce_lr(epoch)
+            self.cooldown_counter = self.cooldown
+            self.num_bad_epochs = 0
+        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+
+    def _reduce_lr(self, epoch):
+        if len(self.optimizer.param_groups) != len(self.min_lrs):
+            # a group was added since: a single min_lr covers it, a list cannot say what it should be
+            if self.default_min_lr is None:
+                raise RuntimeError(
+                    "The number of param groups in the `optimizer` "
+                    f"({len(self.optimizer.param_groups)}) differs "
+                    f"from when `ReduceLROnPlateau` was initialized "
+                    f"({len(self.min_lrs)}), usually due to a new "
+                    "param group being added to the optimizer. Please "
+                    "modify the `min_lrs` field to match the length "
+                    "of the `optimizer` param groups.")
+            self.min_lrs = [self.default_min_lr] * len(self.optimizer.param_groups)
+        for i, group in enumerate(self.optimizer.param_groups):
+            old_lr = float(group["lr"])
+            new_lr = max(old_lr * self.factor, self.min_lrs[i])
+            if old_lr - new_lr > self.eps:
+                group["lr"] = new_lr
+
+    @property
+    def in_cooldown(self):
+        return self.cooldown_counter > 0
+
+    def _is_better(self, a, best):
+        if self.mode == "min" and self.threshold_mode == "rel":
+            return a < best * (1.0 - self.threshold)
+        if self.mode == "min" and self.threshold_mode == "abs":
+            return a < best - self.threshold
+        if self.mode == "max" and self.threshold_mode == "rel":
+            return a > best * (self.threshold + 1.0)
+        return a > best + self.threshold
+
+    def _init_is_better(self, mode, threshold, threshold_mode):
+        if mode not in {"min", "max"}:
+            raise ValueError("mode " + mode + " is unknown!")
+        if threshold_mode not in {"rel", "abs"}:
+            raise ValueError("threshold mode " + threshold_mode + " is unknown!")
+        self.mode_worse = math.inf if mode == "min" else -math.inf
+        self.mode = mode
+        self.threshold = threshold
+        self.threshold_mode = threshold_mode
+
+    def load_state_dict(self, state_dict):
+        self.__dict__.update(state_dict)
+        self._init_is_better(mode=self.mode, threshold=self.threshold, threshold_mode=self.threshold_mode)
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """SGDR (Loshchilov and Hutter, "SGD with Warm Restarts"): half a cosine from the initial lr down to
+    `eta_min` over T_i epochs, then a jump back up (a restart); the periods are T_0, T_0 * T_mult, ...
+
+        lr = eta_min + (initial_lr - eta_min) * (1 + cos(pi * T_cur / T_i)) / 2
+
+    with T_cur the epochs since the last restart. This is the closed form at every step (no recursion), so
+    `step(epoch)` takes any epoch, fractional ones included (`step(epoch + i / iters)` within an epoch),
+    and, unlike the other schedulers, does not warn."""
+
+    def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1):
+        if T_0 <= 0 or not isinstance(T_0, int):
+            raise ValueError(f"Expected positive integer T_0, but got {T_0}")
+        if T_mult < 1 or not isinstance(T_mult, int):
+            raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        if not isinstance(eta_min, (float, int)):
+            raise ValueError(f"Expected float or int eta_min, but got {eta_min} of type {type(eta_min)}")
+        self.T_0 = T_0
+        self.T_i = T_0
+        self.T_mult = T_mult
+        self.eta_min = eta_min
+        self.T_cur = last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_if_called_outside_step()
+        return [self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+                for base_lr in self.base_lrs]
+
+    def step(self, epoch=None):
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur = self.T_cur + 1
+            if self.T_cur >= self.T_i:          # a restart; the next period is T_mult times longer
+                self.T_cur = self.T_cur % self.T_i
+                self.T_i = self.T_i * self.T_mult
+        else:
+            if epoch < 0:
+                raise ValueError(f"Expected non-negative epoch, but got {epoch}")
+            if epoch >= self.T_0:
+                if self.T_mult == 1:
+                    self.T_cur = epoch % self.T_0
+                else:
+                    # the periods T_0 * T_mult^k sum to T_0 * (T_mult^n - 1) / (T_mult - 1): solve for n
+                    n = int(math.log((epoch / self.T_0 * (self.T_mult - 1) + 1), self.T_mult))
+                    self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
+                    self.T_i = self.T_0 * self.T_mult ** n
+            else:
+                self.T_i = self.T_0
+                self.T_cur = epoch
+        self.last_epoch = math.floor(epoch)
+        self._get_lr_called_within_step = True
+        try:
+            values = self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
+        for group, lr in zip(self.optimizer.param_groups, values):
+            group["lr"] = lr
+        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]

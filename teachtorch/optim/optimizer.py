@@ -228,6 +228,15 @@ class Optimizer:
         self.state = state
         self.param_groups = saved_groups
 
+    def __getstate__(self):
+        """What copy.deepcopy and pickle keep: everything but the `step` wrapper an LR scheduler puts on the
+        instance (lr_scheduler.py), which calls *this* object's step (a copy must not step the original) and,
+        being a local function, cannot be pickled. PyTorch's __getstate__ drops it too."""
+        state = dict(self.__dict__)
+        state.pop("step", None)
+        state.pop("_opt_called", None)
+        return state
+
     def __repr__(self):
         text = self.__class__.__name__ + " ("
         for i, group in enumerate(self.param_groups):

@@ -23,6 +23,7 @@ masks follow the opposite convention: a True in `attn_mask` or `key_padding_mask
 """
 
 import math
+import warnings
 
 import teachtorch as tt
 from ..._dtype import TYPEMETA_NAMES
@@ -97,15 +98,31 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
 # ---- multi-head attention --------------------------------------------------------------------------------
 
 
-def _canonical_mask(mask, mask_name, target_type):
-    """A bool mask (True = masked out) as a float mask of 0 and -inf (torch/nn/functional.py)."""
+def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):
+    """A bool mask (True = masked out) as a float mask of 0 and -inf (torch/nn/functional.py).
+
+    `other_type` is the dtype of the other mask given with this one (or None): PyTorch warns when one is bool
+    and the other float, a combination it still accepts but has deprecated.
+    """
     if mask is None:
         return None
     if mask.dtype != tt.bool and not mask.dtype.is_floating_point:
         raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if check_other and other_type is not None and mask.dtype != other_type:
+        warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both "
+                      f"instead.", stacklevel=2)
     if mask.dtype == tt.bool:
         mask = tt.zeros_like(mask, dtype=target_type).masked_fill(mask, -math.inf)
     return mask
+
+
+def _none_or_dtype(input):
+    """The dtype of an optional mask, for `_canonical_mask`'s `other_type`."""
+    if input is None:
+        return None
+    if isinstance(input, tt.Tensor):
+        return input.dtype
+    raise RuntimeError("input to _none_or_dtype() must be None or torch.Tensor")
 
 
 def _in_projection(query, key, value, w, b):
@@ -176,7 +193,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
             key_padding_mask = key_padding_mask.unsqueeze(0)
     tgt_len, bsz, embed_dim = query.shape
     src_len = key.shape[0]
-    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", query.dtype)
+    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", _none_or_dtype(attn_mask), "attn_mask",
+                                       query.dtype)
     if is_causal and attn_mask is None:
         raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
                            "method `generate_square_subsequent_mask` to create this mask.")
@@ -184,7 +202,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         # sdpa builds the causal mask itself
         attn_mask = None
     else:
-        attn_mask = _canonical_mask(attn_mask, "attn_mask", query.dtype)
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
         if key_padding_mask is not None:
             is_causal = False        # the merged mask below is no longer the causal one
     if embed_dim != embed_dim_to_check:

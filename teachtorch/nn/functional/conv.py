@@ -122,12 +122,29 @@ def _check(input, weight, bias, stride, padding, dilation, groups):
     if bias is not None and (bias.dim() != 1 or bias.shape[0] != weight.shape[0]):
         raise RuntimeError(f"Given weight of size {_size_list(weight)}, expected bias to be 1-dimensional with "
                            f"{weight.shape[0]} elements, but got bias of size {_size_list(bias)} instead")
-    if input.dtype != weight.dtype:
-        raise RuntimeError(f"Input type ({input.type()}) and weight type ({weight.type()}) should be the same "
-                           "or input should be a MKLDNN tensor and weight is a dense tensor")
+    # dtypes: the bias is checked first (in `_convolution`, for every backend); the weight then by the
+    # backend PyTorch picked, whose message we copy: cuDNN's on a GPU and oneDNN's for float32 input where
+    # `use_mkldnn` would pick it (the same text), else the slow CPU kernel's dispatch check.
     if bias is not None and input.dtype != bias.dtype:
         raise RuntimeError(f"Input type ({TYPEMETA_NAMES[input.dtype.name]}) and bias type "
                            f"({TYPEMETA_NAMES[bias.dtype.name]}) should be the same")
+    if input.dtype != weight.dtype:
+        if input.device.type != "cpu" or _uses_mkldnn(input, weight, stride, dilation, groups):
+            raise RuntimeError(f"Input type ({input.type()}) and weight type ({weight.type()}) should be the "
+                               "same or input should be a MKLDNN tensor and weight is a dense tensor")
+        raise RuntimeError(f"expected scalar type {input.dtype._ptname} but found {weight.dtype._ptname}")
+
+
+def _uses_mkldnn(input, weight, stride, dilation, groups):
+    """Convolution.cpp `ConvParams::use_mkldnn` for a dense CPU input: float32 only, and a size heuristic
+    (a 1-D convolution is seen as 2-D with a height of 1). We take the multi-threaded answer for its
+    1x1-kernel clause, which also asks `at::get_num_threads() > 1`."""
+    if input.dtype != tt.float32:
+        return False
+    sizes = list(input.shape) if input.dim() > 3 else [input.shape[0], input.shape[1], 1, input.shape[2]]
+    kernel = list(weight.shape[2:]) if weight.dim() > 3 else [1, weight.shape[2]]
+    return (groups > 1 or (kernel[-1] > 3 and kernel[-2] > 3) or sizes[0] > 1
+            or math.prod(sizes[:4]) > 20480)
 
 
 def _conv(input, weight, bias, stride, padding, dilation, groups, name):

@@ -17,6 +17,15 @@ Every loss here is a few core ops, so autograd needs no new formulas:
   (1 - y) x + softplus(-x) it never computes sigmoid(x) and then log of it, which would round to log(0)
   for large |x|; softplus(-x) = log(1 + e^-x) is `logaddexp(-x, 0)`, computed stably.
 
+* `smooth_l1_loss` / `huber_loss`: squared error near 0, absolute error further out; `kl_div`,
+  `poisson_nll_loss`, `gaussian_nll_loss`: the negative log likelihoods of distributions;
+  `margin_ranking_loss`, `cosine_embedding_loss`, `triplet_margin_loss`: hinges on scores, cosines, distances.
+
+At the boundaries (p exactly 0 or 1, all targets ignored, weights summing to 0) a composition of ops can
+give nan gradients where PyTorch's hand-written backward gives finite ones: the product rule multiplies a 0
+by an inf. Where that happens the code below feeds the op a harmless value (`where`), so that the gradient
+is PyTorch's; tests/test_nn_loss_extra.py compares every loss there.
+
 PyTorch has a C++ kernel and a hand-written backward per loss (aten/src/ATen/native/Loss.cpp,
 LossNLL.cpp, LossNLL2d.cpp) and the Python checks in torch/nn/functional.py; the checks, their order and
 their messages here follow those files.
@@ -30,7 +39,8 @@ from ..._strides import broadcast_shapes
 from ._layout import _layout_of_empty_like, _pytorch_layout
 
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "l1_loss",
-           "mse_loss", "nll_loss"]
+           "mse_loss", "nll_loss", "smooth_l1_loss", "huber_loss", "kl_div", "margin_ranking_loss",
+           "cosine_embedding_loss", "triplet_margin_loss", "poisson_nll_loss", "gaussian_nll_loss"]
 
 
 # ---- reduction -------------------------------------------------------------------------------------------
@@ -131,6 +141,11 @@ def _nll_terms(log_probs, target, weight, ignore_index):
             raise IndexError(f"Target {int(target[out_of_bounds][0])} is out of bounds.")
     # the log-probability of each sample's target class: one gather along the class dim
     picked = log_probs.gather(class_dim, target.unsqueeze(class_dim)).squeeze(class_dim)
+    if ignored is not None:
+        # PyTorch's backward skips ignored targets: their gradient is 0 even when the weighted mean divides by
+        # a total weight of 0 (all targets ignored: loss nan, gradient 0). Multiplying by their weight 0 would
+        # give 0 * (1 / 0) = nan; `where`'s backward puts exact zeros there instead
+        picked = tt.where(ignored, 0.0, picked)
     if weight is not None:
         w = weight[target]                                  # the weight of each target's class
         if ignored is not None:
@@ -223,7 +238,10 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         smooth = -log_probs.sum(class_dim)
         if ignored is not None:
             smooth = smooth.masked_fill(ignored, 0)
-        losses = losses * (1 - label_smoothing) + smooth * (label_smoothing / n_classes)
+        # reduced apart, then mixed, as PyTorch does: with weights summing to 0 the nll part is 0/0 = nan and
+        # the mix is nan (mixing first would divide a positive sum by 0: inf)
+        return (_reduce_weighted(losses, w, reduction) * (1 - label_smoothing)
+                + _reduce_weighted(smooth, w, reduction) * (label_smoothing / n_classes))
     return _reduce_weighted(losses, w, reduction)
 
 
@@ -294,6 +312,34 @@ def _apply_weight(loss, weight):
     return loss * weight
 
 
+# PyTorch's binary_cross_entropy_backward: grad * (p - y) / max(p (1 - p), EPSILON)
+_BCE_EPSILON = 1e-12
+
+
+def _binary_cross_entropy_terms(p, y):
+    """-(y log p + (1 - y) log(1 - p)), elementwise, with PyTorch's values and gradients at p = 0 and 1.
+
+    PyTorch clamps each log at -100, so p = 0 or 1 gives a large finite loss, and its hand-written backward
+    divides by max(p (1 - p), 1e-12), so the gradient there is finite too: (p - y) / 1e-12, which is 0 when
+    p = y. The plain composition would give nan there (log(0)'s gradient 1/0 times the clamp's 0), and a
+    sigmoid in front (p = sigmoid(20) rounds to 1) would pass the nan on to its logits.
+    So the elements where p (1 - p) >= 1e-12 (all but p within 1e-12 of 0 or 1) take the composition, fed
+    p = 1/2 elsewhere so that no log(0) is ever differentiated; the others take the clamped value, plus a term
+    that is 0 but whose derivative is PyTorch's (p - y) / 1e-12.
+    """
+    inside = (p * (1 - p)).detach() >= _BCE_EPSILON
+    p_in = tt.where(inside, p, 0.5)
+    log_1mp = tt.log1p(-p_in)
+    interior = -(log_1mp + y * (tt.log(p_in) - log_1mp))    # = -(y log p + (1 - y) log(1 - p))
+    # at the edges: the value with each log clamped at -100 (its gradient reaches y only) ...
+    p_edge = p.detach()
+    log_p, log_1mp = tt.log(p_edge).clamp_min(-100), tt.log1p(-p_edge).clamp_min(-100)
+    edge = -(log_1mp + y * (log_p - log_1mp))
+    # ... plus 0 whose gradient with respect to p is (p - y) / 1e-12
+    edge = edge + (p - p_edge) * ((p_edge - y.detach()) / _BCE_EPSILON)
+    return tt.where(inside, interior, edge)
+
+
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """-(y log p + (1 - y) log(1 - p)) for probabilities p = `input` in [0, 1] and targets y."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
@@ -310,11 +356,9 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     # (also refuses nan: it is not >= 0)
     if input.numel() > 0 and not bool(((input >= 0) & (input <= 1)).all()):
         raise RuntimeError("all elements of input should be between 0 and 1")
-    # log(0) = -inf would give inf * 0 = nan below: clamping at -100 keeps the loss finite
-    log_p = tt.log(input).clamp_min(-100)
-    log_1mp = tt.log1p(-input).clamp_min(-100)
-    loss = -(log_1mp + target * (log_p - log_1mp))         # = -(y log p + (1 - y) log(1 - p))
-    loss = _apply_weight(loss, weight)
+    if target.numel() > 0 and not bool(((target >= 0) & (target <= 1)).all()):
+        raise RuntimeError("all elements of target should be between 0 and 1")
+    loss = _apply_weight(_binary_cross_entropy_terms(input, target), weight)
     if reduction == "none":
         return _layout_of_empty_like(loss, input)           # PyTorch's kernel writes into empty_like(input)
     return _reduce(loss, reduction)
@@ -344,3 +388,182 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if loss.dtype != target.dtype:
         loss = loss.to(target.dtype)                         # the dtype PyTorch's in-place kernel ends in
     return _reduce(_apply_weight(loss, weight), reduction)
+
+
+# ---- robust regression: smooth L1 and Huber --------------------------------------------------------------
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """0.5 d^2 / beta where |d| < beta, |d| - 0.5 beta elsewhere (d = input - target): squared near 0, absolute
+    further out, so outliers pull with a bounded gradient. beta = 0 is l1_loss."""
+    _warn_if_broadcasting(input, target)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    input, target = tt.broadcast_tensors(input, target)
+    if beta == 0.0:
+        return l1_loss(input, target, reduction=reduction)
+    diff = input - target
+    size = diff.abs()
+    # (abs's gradient at 0 is 0, and the quadratic branch is taken there: PyTorch's gradient d / beta)
+    return _reduce(tt.where(size < beta, diff * diff * (0.5 / beta), size - 0.5 * beta), reduction)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """0.5 d^2 where |d| < delta, delta (|d| - 0.5 delta) elsewhere: smooth_l1_loss times beta = delta."""
+    _warn_if_broadcasting(input, target)
+    _check_reduction(reduction)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    input, target = tt.broadcast_tensors(input, target)
+    diff = input - target
+    size = diff.abs()
+    losses = tt.where(size < delta, diff * diff * 0.5, (size - 0.5 * delta) * delta)
+    if weight is None:
+        return _reduce(losses, reduction)
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    return _reduce(losses * weight, reduction)                 # (a plain mean, not divided by sum(weight))
+
+
+# ---- distributions: KL divergence, Poisson and Gaussian negative log likelihood ----------------------------
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """KL(target || q) per element, for `input` = log q: target * (log target - input), with 0 log 0 = 0
+    (`xlogy`); `log_target=True` takes log target instead. reduction='batchmean' divides the sum by the batch
+    size, which is the KL divergence of the math; 'mean' divides by every element (PyTorch warns)."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
+    elif reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                      stacklevel=2)
+    if reduction != "batchmean":
+        _check_reduction(reduction)
+    if not input.dtype.is_floating_point or not target.dtype.is_floating_point:
+        raise RuntimeError("kl_div: Integral inputs not supported.")
+    if log_target:
+        losses = tt.exp(target) * (target - input)
+    else:
+        losses = tt.xlogy(target, target) - target * input
+    if reduction == "batchmean":
+        total = losses.sum()
+        return total / input.shape[0] if input.dim() != 0 else total
+    return _reduce(losses, reduction)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+                     reduction="mean"):
+    """The negative log likelihood of `target` counts under Poisson(rate), less the constant log(target!):
+    rate - target log rate. With `log_input` the input is log rate (exp(x) - target x), otherwise the rate
+    (x - target log(x + eps)). `full` adds Stirling's approximation of log(target!) where target > 1."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if log_input:
+        losses = tt.exp(input) - target * input
+    else:
+        losses = input - target * tt.log(input + eps)
+    if full:
+        stirling = target * tt.log(target) - target + 0.5 * tt.log(2 * math.pi * target)
+        losses = losses + stirling.masked_fill(target <= 1, 0)
+    return _reduce(losses, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """The negative log likelihood of `target` under Normal(input, var), less a constant:
+    0.5 (log var + (input - target)^2 / var), var clamped to >= eps (without gradient below it).
+
+    `var` has the input's shape (one variance per element), or one dim fewer (one per row: it gets a
+    trailing 1), or the input's shape with one dim of size 1; a float is one variance for everything. The
+    checks, their order and their messages are those of torch/nn/functional.py.
+    """
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * tt.ones_like(input)
+    elif bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    if tuple(var.shape) != tuple(input.shape):
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)                           # one variance per row
+        elif input.dim() == var.dim() and sum(v for i, v in zip(input.shape, var.shape) if i != v) == 1:
+            pass                                              # a dim of size 1 that broadcasts
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    # PyTorch clamps a copy in place under no_grad: var's gradient passes even where the clamp acted
+    var = var + (var.detach().clamp_min(eps) - var.detach())
+    losses = 0.5 * (tt.log(var) + (input - target) ** 2 / var)
+    if full:
+        losses = losses + 0.5 * math.log(2 * math.pi)
+    return _reduce(losses, reduction)
+
+
+# ---- embeddings: margin ranking, cosine embedding, triplet margin -----------------------------------------
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """max(0, -target (input1 - input2) + margin): target 1 says input1 should rank higher, -1 lower."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
+    return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
+
+
+# the EPSILON of aten/src/ATen/native/Loss.cpp, added to the squared norms
+_COSINE_EPSILON = 1e-12
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """1 - cos(x1, x2) for target 1 (pull together), max(0, cos(x1, x2) - margin) for target -1 (push apart);
+    other targets count 0. Inputs (N, D) with target (N,), or (D,) with a 0-d target."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    dim = target.dim()
+    if dim not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if dim == 1 and not (input1.dim() == 2 and input2.dim() == 2):
+        raise RuntimeError(f"1D target tensor expects 2D input tensors, but found inputs with sizes "
+                           f"{_shape(input1)} and {_shape(input2)}.")
+    if dim == 0 and not (input1.dim() == 1 and input2.dim() == 1):
+        raise RuntimeError(f"0D target tensor expects 1D input tensors, but found inputs with sizes "
+                           f"{_shape(input1)} and {_shape(input2)}.")
+    dot = (input1 * input2).sum(dim)
+    squared1 = (input1 * input1).sum(dim) + _COSINE_EPSILON
+    squared2 = (input2 * input2).sum(dim) + _COSINE_EPSILON
+    cos = dot / (squared1 * squared2).sqrt()
+    pos = tt.where(target == 1, 1 - cos, 0.0)
+    neg = tt.where(target == -1, (cos - margin).clamp_min(0), 0.0)
+    return _reduce(pos + neg, reduction)
+
+
+def _pairwise_distance(x1, x2, p, eps):
+    """torch.pairwise_distance: the p-norm of x1 - x2 + eps over the last dim (eps keeps the norm's
+    gradient finite when x1 == x2)."""
+    return tt.norm(x1 - x2 + eps, p, dim=max(x1.dim(), x2.dim()) - 1)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    """max(0, margin + d(anchor, positive) - d(anchor, negative)), d the p-norm distance over the last dim.
+    `swap` uses min(d(anchor, negative), d(positive, negative)), the harder negative (Balntas et al. 2016)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    a, pos, n = anchor.dim(), positive.dim(), negative.dim()
+    if not a == pos == n:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {a}D, positive {pos}D, and negative {n}D inputs")
+    dist_pos = _pairwise_distance(anchor, positive, p, eps)
+    dist_neg = _pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        dist_neg = tt.minimum(dist_neg, _pairwise_distance(positive, negative, p, eps))
+    return _reduce((dist_pos - dist_neg + margin).clamp_min(0), reduction)

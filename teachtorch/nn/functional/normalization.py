@@ -25,7 +25,7 @@ import teachtorch as tt
 from ...kernels.shape import suggest_memory_format
 from ._layout import _pytorch_layout
 
-__all__ = ["batch_norm", "layer_norm", "group_norm"]
+__all__ = ["batch_norm", "layer_norm", "group_norm", "normalize"]
 
 
 def _channel_view(t, input):
@@ -46,6 +46,38 @@ def _floating_only(input, kernel):
     """PyTorch's normalisation kernels exist for floating dtypes only."""
     if not input.is_floating_point():
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{input.dtype._ptname}'")
+
+
+def _reduced_float(dtype):
+    """float16 or bfloat16: the 16-bit floats (`at::isReducedFloatingType`)."""
+    return dtype.is_floating_point and dtype.itemsize == 2
+
+
+def _check_mixed_dtype(input, *params):
+    """The CPU kernels' dtype rules for the weight, bias and running statistics (aten/src/ATen/native/
+    cpu/mixed_data_type.h, `is_mixed_type` / `check_mixed_data_type`). The first given parameter decides:
+    if its dtype is the input's, every parameter must match the input exactly; if not ("mixed"), every
+    parameter must be float32 and the input a reduced float (float16, bfloat16), the one mix the kernels
+    compute (in float32)."""
+    if input.device.type != "cpu":      # (the CUDA kernels have rules of their own)
+        return _reduced_float(input.dtype) and any(
+            t is not None and t.dtype == tt.float32 for t in params)
+    given = [t for t in params if t is not None]
+    if given and given[0].dtype != input.dtype:
+        if any(t.dtype != tt.float32 for t in given):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        if not _reduced_float(input.dtype):
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        return True
+    for t in given:
+        if t.dtype != input.dtype:
+            raise RuntimeError(f"expected scalar type {input.dtype._ptname} but found {t.dtype._ptname}")
+    return False
+
+
+def _to_float_if(mixed, input):
+    """A reduced-float input with float32 parameters is normalised in float32 (and the result cast back)."""
+    return input.float() if mixed else input
 
 
 def _verify_batch_size(size):
@@ -80,11 +112,13 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()}")
 
     _floating_only(input, "batch_norm")
+    mixed = _check_mixed_dtype(input, weight, bias, running_mean, running_var)
+    x = _to_float_if(mixed, input)
     if training:
-        dims = [0] + list(range(2, input.dim()))          # everything but the channels
-        var, mean = tt.var_mean(input, dims, correction=0)
+        dims = [0] + list(range(2, x.dim()))              # everything but the channels
+        var, mean = tt.var_mean(x, dims, correction=0)
         if running_mean is not None:
-            _update_running_stats(running_mean, running_var, mean, var, momentum, input.numel() // channels)
+            _update_running_stats(running_mean, running_var, mean, var, momentum, x.numel() // channels)
     else:
         mean, var = running_mean, running_var
 
@@ -92,9 +126,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if weight is not None:
         scale = scale * weight
     shift = -mean * scale if bias is None else bias - mean * scale
-    x = _dense_like_pytorch(input)
+    x = _dense_like_pytorch(x)
     out = tt.addcmul(_channel_view(shift, x), x, _channel_view(scale, x))
-    return _pytorch_layout(out, input)        # (a copy only where dims of size 1 make the layout ambiguous)
+    out = _pytorch_layout(out, input)         # (a copy only where dims of size 1 make the layout ambiguous)
+    return out.to(input.dtype) if mixed else out
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
@@ -111,8 +146,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         if t is not None and tuple(t.shape) != normalized_shape:
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
                                f"shape {list(t.shape)} and normalized_shape = {list(normalized_shape)}")
+    mixed = _check_mixed_dtype(input, weight, bias)
     _floating_only(input, "LayerNormKernelImpl")
-    x = input.contiguous()                                # PyTorch's kernel works on (and returns) contiguous
+    x = _to_float_if(mixed, input).contiguous()           # PyTorch's kernel works on (and returns) contiguous
     dims = tuple(range(x.dim() - k, x.dim()))
     var, mean = tt.var_mean(x, dims, correction=0, keepdim=True)
     rstd = tt.rsqrt(var + eps)
@@ -123,7 +159,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         out = out * weight
     elif bias is not None:
         out = out + bias
-    return _pytorch_layout(out)                           # (a copy only where dims of size 1 are ambiguous)
+    out = _pytorch_layout(out)                            # (a copy only where dims of size 1 are ambiguous)
+    return out.to(input.dtype) if mixed else out
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
@@ -142,8 +179,9 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in "
                                f"input, but got {name} of shape {weight_shape} and input of shape "
                                f"{list(input.shape)}")
+    mixed = _check_mixed_dtype(input, weight, bias)
     _floating_only(input, "GroupNormKernelImpl")
-    groups = input.reshape(batch, num_groups, -1)         # each row: one sample's group of channels
+    groups = _to_float_if(mixed, input).reshape(batch, num_groups, -1)   # each row: one sample's group
     var, mean = tt.var_mean(groups, -1, correction=0, keepdim=True)
     rstd = tt.rsqrt(var + eps)
     out = tt.addcmul(-mean * rstd, groups, rstd).view(input.shape)
@@ -154,4 +192,18 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     elif bias is not None:
         out = out + _channel_view(bias, out)
     # (the reshape put a channels-last input in NCHW order; PyTorch returns it channels-last)
-    return _pytorch_layout(out, input)
+    out = _pytorch_layout(out, input)
+    return out.to(input.dtype) if mixed else out
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """`F.normalize`: divide `input` by its `p`-norm along `dim`, so each slice has norm 1.
+
+    The norm is clamped below at `eps` so that a zero slice stays zero instead of becoming nan, exactly as
+    torch/nn/functional.py writes it: `input / input.norm(p, dim, keepdim=True).clamp_min(eps)`. (It is not
+    a statistics normalisation like the layers above; PyTorch files it next to them.)
+    """
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    if out is None:
+        return input / denom
+    return tt.div(input, denom, out=out)

@@ -14,6 +14,11 @@ the gradient reaches every row but that one.
 `max_norm` rescales, in place and without autograd, each looked-up row whose norm exceeds max_norm, as
 PyTorch's `embedding_renorm_` does.
 
+`scale_grad_by_freq=True` divides each row's gradient by how often its id appears in this batch, so that
+frequent words do not take bigger steps than rare ones (PyTorch's `embedding_backward` divides by the
+counts). Here the looked-up rows are rewritten as `rows.detach() + (rows - rows.detach()) / count`: the same
+values exactly (the second term is zero), while the gradient reaching `rows` is divided by the count.
+
 `one_hot(t, num_classes)` is the explicit version: int64 zeros with a 1 at each class index.
 """
 
@@ -34,14 +39,19 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         elif padding_idx < 0:
             assert padding_idx >= -weight.size(0), "Padding_idx must be within num_embeddings"
             padding_idx = weight.size(0) + padding_idx
-    if scale_grad_by_freq or sparse:
-        raise NotImplementedError("teachtorch's embedding has no scale_grad_by_freq and no sparse gradients")
+    if sparse:
+        raise NotImplementedError("teachtorch's embedding has no sparse gradients")
     if input.dtype is not int64 and input.dtype is not int32:
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
     if max_norm is not None:
         _embedding_renorm_(weight, input, max_norm, norm_type)
     rows = weight.index_select(0, input.reshape(-1)).view(*input.shape, weight.size(1))
+    if scale_grad_by_freq and rows.requires_grad:
+        _, position, counts = unique(input, return_inverse=True, return_counts=True)
+        count = counts[position].unsqueeze(-1).to(rows.dtype)
+        kept = rows.detach()
+        rows = kept + (rows - kept) / count
     if padding_idx is not None:
         # same values either way; only the `rows` branch carries a gradient back to `weight`
         rows = where((input != padding_idx).unsqueeze(-1), rows, rows.detach())

@@ -14,7 +14,8 @@ from .normalization import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .attention import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
+from .rnn import *  # noqa: F401,F403
 
 # the files' own __all__ lists, read without binding a file's name over a function of the same name (linear)
-__all__ = [name for _file in ("module", "container", "linear", "flatten", "activation", "dropout", "sparse", "conv", "pooling", "batchnorm", "normalization", "loss", "attention", "transformer")
+__all__ = [name for _file in ("module", "container", "linear", "flatten", "activation", "dropout", "sparse", "conv", "pooling", "batchnorm", "normalization", "loss", "attention", "transformer", "rnn")
            for name in __import__(f"{__name__}.{_file}", fromlist=["__all__"]).__all__]

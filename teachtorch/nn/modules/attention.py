@@ -21,7 +21,7 @@ the same numbers; here there is just the one path.
 
 from ...ops import empty
 from .. import init
-from ..functional.attention import multi_head_attention_forward
+from ..functional.attention import _canonical_mask, _none_or_dtype, multi_head_attention_forward
 from ..parameter import Parameter
 from .linear import Linear
 from .module import Module
@@ -101,11 +101,19 @@ class MultiheadAttention(Module):
         (N, num_heads, L, S), or None with `need_weights=False`).
         """
         is_batched = query.dim() == 3
+        # bool masks become float masks of 0 and -inf here, as in PyTorch, which warns here (not in the
+        # functional form) when one mask is bool and the other float
+        key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", _none_or_dtype(attn_mask),
+                                           "attn_mask", query.dtype)
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
         if self.batch_first and is_batched:
             # the functional form is sequence-first: swap the batch and sequence dims (views, no copies),
             # keeping self-attention's `query is key is value` (which lets it project with one matmul)
             if query is key and key is value:
                 query = key = value = query.transpose(0, 1)
+            elif key is value:
+                query, key = query.transpose(0, 1), key.transpose(0, 1)
+                value = key
             else:
                 query, key, value = query.transpose(0, 1), key.transpose(0, 1), value.transpose(0, 1)
         output, weights = multi_head_attention_forward(

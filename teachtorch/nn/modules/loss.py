@@ -1,4 +1,6 @@
-"""The loss modules: CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, BCELoss, BCEWithLogitsLoss.
+"""The loss modules: CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, BCELoss, BCEWithLogitsLoss, SmoothL1Loss,
+HuberLoss, KLDivLoss, PoissonNLLLoss, GaussianNLLLoss, MarginRankingLoss, CosineEmbeddingLoss,
+TripletMarginLoss.
 
 A loss module holds the loss's options (the reduction, class weights, ignore_index, ...) and calls its
 function in nn.functional: `nn.CrossEntropyLoss(label_smoothing=0.1)(logits, target)` is
@@ -9,10 +11,14 @@ classes: `_Loss` (the reduction) and `_WeightedLoss` (plus the weight buffer).
 """
 
 from ..functional.loss import (_legacy_reduction, binary_cross_entropy, binary_cross_entropy_with_logits,
-                               cross_entropy, l1_loss, mse_loss, nll_loss)
+                               cosine_embedding_loss, cross_entropy, gaussian_nll_loss, huber_loss, kl_div, l1_loss,
+                               margin_ranking_loss, mse_loss, nll_loss, poisson_nll_loss, smooth_l1_loss,
+                               triplet_margin_loss)
 from .module import Module
 
-__all__ = ["BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "L1Loss", "MSELoss", "NLLLoss"]
+__all__ = ["BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "L1Loss", "MSELoss", "NLLLoss", "SmoothL1Loss",
+           "HuberLoss", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss", "MarginRankingLoss",
+           "CosineEmbeddingLoss", "TripletMarginLoss"]
 
 
 class _Loss(Module):
@@ -90,3 +96,99 @@ class BCEWithLogitsLoss(_Loss):
     def forward(self, input, target):
         return binary_cross_entropy_with_logits(input, target, self.weight, pos_weight=self.pos_weight,
                                                   reduction=self.reduction)
+
+
+class SmoothL1Loss(_Loss):
+    """Squared error below `beta`, absolute error above it."""
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input, target):
+        return smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    """Squared error below `delta`, delta times the absolute error above it."""
+
+    def __init__(self, reduction="mean", delta=1.0):
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input, target):
+        return huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class KLDivLoss(_Loss):
+    """The KL divergence of the target distribution from the input's (given as log-probabilities)."""
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input, target):
+        return kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+class PoissonNLLLoss(_Loss):
+    """The negative log likelihood of target counts under a Poisson distribution of the input's rate."""
+
+    def __init__(self, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.log_input = log_input
+        self.full = full
+        self.eps = eps
+
+    def forward(self, log_input, target):
+        return poisson_nll_loss(log_input, target, log_input=self.log_input, full=self.full, eps=self.eps,
+                                reduction=self.reduction)
+
+
+class GaussianNLLLoss(_Loss):
+    """The negative log likelihood of the target under a normal distribution of the input's mean and `var`."""
+
+    def __init__(self, *, full=False, eps=1e-6, reduction="mean"):
+        super().__init__(None, None, reduction)
+        self.full = full
+        self.eps = eps
+
+    def forward(self, input, target, var):
+        return gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)
+
+
+class MarginRankingLoss(_Loss):
+    """Hinge loss on the order of two scores: target 1 wants input1 > input2 + margin."""
+
+    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1, input2, target):
+        return margin_ranking_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
+
+
+class CosineEmbeddingLoss(_Loss):
+    """Pulls pairs with target 1 to cosine 1, pushes pairs with target -1 below cosine `margin`."""
+
+    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1, input2, target):
+        return cosine_embedding_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
+
+
+class TripletMarginLoss(_Loss):
+    """Wants the anchor closer to the positive than to the negative by at least `margin`."""
+
+    def __init__(self, margin=1.0, p=2.0, eps=1e-6, swap=False, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+        self.p = p
+        self.eps = eps
+        self.swap = swap
+
+    def forward(self, anchor, positive, negative):
+        return triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p, eps=self.eps,
+                                   swap=self.swap, reduction=self.reduction)

@@ -12,13 +12,15 @@ at the *type* of the value and files it in the right dict; `self.weight` later g
 (Python calls it only when normal lookup fails), which finds it there again. Everything else
 (`parameters()`, `state_dict()`, `to()`, `train()`, the repr) is a walk over that tree of dicts.
 
-`module(x)` calls `__call__`, which runs the forward pre-hooks, then `forward(x)`, then the forward hooks.
+`module(x)` calls `__call__`, which runs the forward pre-hooks, then `forward(x)`, then the forward hooks;
+full backward hooks wrap the inputs and outputs in identity Functions whose nodes they hook (_backward_hook.py).
 
 This follows PyTorch's torch/nn/modules/module.py closely, with the same names, the same order of keys,
 the same error messages; what is left out is the machinery PyTorch needs for TorchScript, FX, torch.compile,
-DataParallel, global hooks, backward hooks and state_dict hooks.
+DataParallel, global hooks, the old (non-full) `register_backward_hook` and state_dict hooks.
 """
 
+import warnings
 from collections import OrderedDict, namedtuple
 
 from ..._tensor import Tensor
@@ -64,25 +66,29 @@ def _typename(obj):
 
 
 class _ModuleHookHandle(RemovableHandle):
-    """A hook's handle; `remove()` also forgets the hook's flags (with_kwargs) kept in `extra` dicts."""
+    """A hook's handle; `remove()` also forgets the hook's flags (with_kwargs, always_call) kept in the
+    `extra` dicts (PyTorch's RemovableHandle(extra_dict=...))."""
 
-    def __init__(self, hooks, extra):
+    def __init__(self, hooks, *extra):
         super().__init__(hooks)
         self.extra = extra
 
     def remove(self):
         super().remove()
-        self.extra.pop(self.id, None)
+        for flags in self.extra:
+            flags.pop(self.id, None)
 
 
-def _add_hook(hooks, flags, hook, prepend, with_kwargs):
-    """Store `hook` under a fresh id (first in line if `prepend`), and flag it if it takes kwargs."""
-    handle = _ModuleHookHandle(hooks, flags)
+def _add_hook(hooks, hook, prepend, flags=()):
+    """Store `hook` under a fresh id (first in line if `prepend`); `flags` pairs each flag dict with
+    whether this hook sets it."""
+    handle = _ModuleHookHandle(hooks, *(d for d, _ in flags))
     hooks[handle.id] = hook
+    for d, on in flags:
+        if on:
+            d[handle.id] = True
     if prepend:
         hooks.move_to_end(handle.id, last=False)
-    if with_kwargs:
-        flags[handle.id] = True
     return handle
 
 
@@ -109,6 +115,10 @@ class Module:
         object.__setattr__(self, "_forward_pre_hooks_with_kwargs", {})
         object.__setattr__(self, "_forward_hooks", OrderedDict())
         object.__setattr__(self, "_forward_hooks_with_kwargs", {})
+        object.__setattr__(self, "_forward_hooks_always_called", {})
+        object.__setattr__(self, "_backward_pre_hooks", OrderedDict())
+        object.__setattr__(self, "_backward_hooks", OrderedDict())
+        object.__setattr__(self, "_is_full_backward_hook", None)
         object.__setattr__(self, "_modules", {})
 
     def forward(self, *input):
@@ -449,16 +459,46 @@ class Module:
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """`hook(module, args)` before forward; it may return new args (a tuple, or one value). With
         `with_kwargs=True`: `hook(module, args, kwargs)` returning None or (args, kwargs)."""
-        return _add_hook(self._forward_pre_hooks, self._forward_pre_hooks_with_kwargs, hook, prepend, with_kwargs)
+        return _add_hook(self._forward_pre_hooks, hook, prepend,
+                         [(self._forward_pre_hooks_with_kwargs, with_kwargs)])
 
-    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False):
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
         """`hook(module, args, output)` after forward; it may return a replacement output. With
-        `with_kwargs=True`: `hook(module, args, kwargs, output)`."""
-        return _add_hook(self._forward_hooks, self._forward_hooks_with_kwargs, hook, prepend, with_kwargs)
+        `with_kwargs=True`: `hook(module, args, kwargs, output)`. With `always_call=True` it also runs when
+        forward (or an earlier hook) raised, before the error goes on (with output None, if none was made)."""
+        return _add_hook(self._forward_hooks, hook, prepend,
+                         [(self._forward_hooks_with_kwargs, with_kwargs),
+                          (self._forward_hooks_always_called, always_call)])
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """`hook(module, grad_output)` when the gradients of the module's outputs are known; it may return a
+        replacement grad_output tuple (of the same length). See _backward_hook.py for how."""
+        return _add_hook(self._backward_pre_hooks, hook, prepend)
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """`hook(module, grad_input, grad_output)` once the gradients of the module's inputs are computed; it
+        may return a replacement grad_input tuple. Non-tensor arguments appear as None."""
+        if self._is_full_backward_hook is False:     # (set by the old `register_backward_hook`)
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single "
+                               "Module. Please use only one of them.")
+        self._is_full_backward_hook = True
+        return _add_hook(self._backward_hooks, hook, prepend)
 
     def __call__(self, *args, **kwargs):
-        if not (self._forward_pre_hooks or self._forward_hooks):
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks):
             return self.forward(*args, **kwargs)     # the common case: no hooks, no extra work
+        # `called` collects the always_call hooks that ran, so that a failure does not run them twice
+        state = {"args": args, "kwargs": kwargs, "result": None, "called": set()}
+        try:
+            return self._call_with_hooks(state)
+        except Exception:
+            self._run_always_called_hooks(state)
+            raise
+
+    def _call_with_hooks(self, state):
+        """PyTorch's `_call_impl`: forward pre-hooks, the backward hooks' input identity, forward, forward
+        hooks, the backward hooks' output identity."""
+        args, kwargs = state["args"], state["kwargs"]
         for hook_id, hook in list(self._forward_pre_hooks.items()):
             if hook_id in self._forward_pre_hooks_with_kwargs:
                 result = hook(self, args, kwargs)
@@ -472,15 +512,49 @@ class Module:
                 result = hook(self, args)
                 if result is not None:
                     args = result if isinstance(result, tuple) else (result,)
+            state["args"], state["kwargs"] = args, kwargs
+        bw_hook = None
+        full_backward_hooks = list(self._backward_hooks.values()) if self._is_full_backward_hook else []
+        if full_backward_hooks or self._backward_pre_hooks:
+            from ._backward_hook import BackwardHook
+            bw_hook = BackwardHook(self, full_backward_hooks, list(self._backward_pre_hooks.values()))
+            args = bw_hook.setup_input_hook(args)
+            state["args"] = args
         output = self.forward(*args, **kwargs)
+        state["result"] = output
         for hook_id, hook in list(self._forward_hooks.items()):
+            if hook_id in self._forward_hooks_always_called:
+                state["called"].add(hook_id)
             if hook_id in self._forward_hooks_with_kwargs:
                 result = hook(self, args, kwargs, output)
             else:
                 result = hook(self, args, output)
             if result is not None:
                 output = result
+                state["result"] = output
+        if bw_hook is not None:
+            if not isinstance(output, (Tensor, tuple)):
+                warnings.warn("For backward hooks to be called, module output should be a Tensor or a tuple of "
+                              f"Tensors but received {type(output)}", stacklevel=3)
+            output = bw_hook.setup_output_hook(output)
         return output
+
+    def _run_always_called_hooks(self, state):
+        """After a failure: the always_call forward hooks not yet run; their own errors become warnings."""
+        args, kwargs, result = state["args"], state["kwargs"], state["result"]
+        for hook_id, hook in list(self._forward_hooks.items()):
+            if hook_id not in self._forward_hooks_always_called or hook_id in state["called"]:
+                continue
+            try:
+                if hook_id in self._forward_hooks_with_kwargs:
+                    hook_result = hook(self, args, kwargs, result)
+                else:
+                    hook_result = hook(self, args, result)
+                if hook_result is not None:
+                    result = hook_result
+            except Exception as e:
+                warnings.warn("module forward hook with ``always_call=True`` raised an exception that was "
+                              f"silenced as another error was raised in forward: {str(e)}", stacklevel=3)
 
     # ---- state_dict: saving and loading --------------------------------------------------------------------
 
