@@ -131,7 +131,7 @@ def test_prelu_module(shape, num_parameters):
     ours, theirs = tt.nn.PReLU(num_parameters), torch.nn.PReLU(num_parameters)
     assert list(ours.state_dict()) == list(theirs.state_dict()) == ["weight"]
     assert repr(ours) == repr(theirs)
-    np.testing.assert_array_equal(ours.weight.detach().numpy(), theirs.weight.detach().numpy())
+    np.testing.assert_array_equal(ours.weight.detach().cpu().numpy(), theirs.weight.detach().numpy())
 
 
 INPLACE = {
