@@ -1029,6 +1029,10 @@ MULTINOMIAL = [
     lambda lib: lib.tensor([1.0, 2]).multinomial(1), lambda lib: lib.multinomial(lib.ones(3), 1, out=lib.empty(1)),
     lambda lib: lib.multinomial(lib.ones(3), 2, out=lib.empty(5, dtype=lib.int64)),
     lambda lib: lib.multinomial(lib.ones(2, 3), 2, out=lib.empty(3, 2, dtype=lib.int64).T),
+    # no categories at all: PyTorch's own messages for each path
+    lambda lib: lib.multinomial(lib.zeros(0), 1, True), lambda lib: lib.multinomial(lib.zeros(0), 2, True),
+    lambda lib: lib.multinomial(lib.zeros(2, 0), 1, True), lambda lib: lib.multinomial(lib.zeros(2, 0), 3, True),
+    lambda lib: lib.multinomial(lib.zeros(0), 1), lambda lib: lib.multinomial(lib.zeros(0, 3), 2),
 ]
 
 

@@ -41,10 +41,12 @@ ACTIVATIONS = {
     "tanhshrink": lambda lib, x: F(lib).tanhshrink(x),
     "glu": lambda lib, x: F(lib).glu(x),
     "glu_dim0": lambda lib, x: F(lib).glu(x, 0),
+    "threshold": lambda lib, x: F(lib).threshold(x, 1.0, -2.0),
+    "threshold_at_kink": lambda lib, x: F(lib).threshold(x, 0.0, 0.0),
 }
 # piecewise linear: our gradient is a `where` on a mask that does not depend on x, so no graph of it is
 # recorded where PyTorch records one that computes zeros; their second derivatives are not compared
-PIECEWISE_LINEAR = {"hardtanh", "hardtanh_bounds", "relu6", "hardsigmoid"}
+PIECEWISE_LINEAR = {"hardtanh", "hardtanh_bounds", "relu6", "hardsigmoid", "threshold", "threshold_at_kink"}
 
 # every kink of the functions above, and values beyond the ranges where exp overflows in float32
 KINKS = np.array([[0.0, -3.0, 3.0, 6.0], [-1.0, 1.0, 2.0, -0.5], [100.0, -100.0, 30.0, -30.0],
@@ -148,6 +150,8 @@ INPLACE = {
     "relu6": lambda lib, x: F(lib).relu6(x, inplace=True),
     "hardswish": lambda lib, x: F(lib).hardswish(x, inplace=True),
     "hardsigmoid": lambda lib, x: F(lib).hardsigmoid(x, inplace=True),
+    "threshold": lambda lib, x: F(lib).threshold(x, 0.5, -1.0, inplace=True),
+    "threshold_": lambda lib, x: F(lib).threshold_(x, 0.5, -1.0),
 }
 
 
@@ -190,12 +194,12 @@ MODULES = [
     lambda nn: nn.Softplus(), lambda nn: nn.Softplus(2, 1), lambda nn: nn.Mish(), lambda nn: nn.Hardtanh(),
     lambda nn: nn.Hardtanh(-0.5, 2.0), lambda nn: nn.ReLU6(), lambda nn: nn.Hardswish(),
     lambda nn: nn.Hardsigmoid(), lambda nn: nn.LogSigmoid(), lambda nn: nn.Softsign(), lambda nn: nn.Tanhshrink(),
-    lambda nn: nn.GLU(), lambda nn: nn.GLU(1),
+    lambda nn: nn.GLU(), lambda nn: nn.GLU(1), lambda nn: nn.Threshold(0.5, -1.0),
 ]
 INPLACE_MODULES = [
     lambda nn: nn.ELU(0.5, inplace=True), lambda nn: nn.SELU(True), lambda nn: nn.CELU(inplace=True),
     lambda nn: nn.Mish(True), lambda nn: nn.Hardtanh(-2, 3, True), lambda nn: nn.ReLU6(True),
-    lambda nn: nn.Hardswish(True), lambda nn: nn.Hardsigmoid(True),
+    lambda nn: nn.Hardswish(True), lambda nn: nn.Hardsigmoid(True), lambda nn: nn.Threshold(0.5, -1.0, True),
 ]
 
 

@@ -470,3 +470,43 @@ def test_inplace_operator_with_numpy_array_rebinds_like_torch():
             t += np.array([1, 2], dtype=np.int32)
         # PyTorch's `+=` refuses the array; Python falls back to NumPy's `array.__radd__`: a new float64 tensor
         assert t is not before and str(t.dtype).endswith("float64") and before.tolist() == [1.0, 1.0]
+
+
+# ---- fill_diagonal_ -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("shape,wrap", [((7, 3), False), ((3, 7), True), ((4, 4), False), ((3, 3, 3), False),
+                                        ((5, 4), True), ((1, 1), True)])
+def test_fill_diagonal_like_torch(layout, shape, wrap):
+    """A strided view along the diagonal, filled in place: every layout of the target, errors included
+    (an expanded target refuses the write as PyTorch does)."""
+    check_inplace(lambda lib, x: x.fill_diagonal_(5.0, wrap=wrap), rand(*shape, layout=layout))
+
+
+@pytest.mark.parametrize("layout", LAYOUTS[:4])
+@pytest.mark.parametrize("shape", [(7, 3), (6, 0), (9, 2)])
+def test_fill_diagonal_wraps_like_torch(layout, shape):
+    """A tall matrix's diagonal starts again every width + 1 rows: two fills, two version bumps, as in
+    PyTorch's composite."""
+    check(lambda lib, x: x.fill_diagonal_(5.0, wrap=True), rand(*shape, layout=layout))
+    versions = []
+    for lib in (torch, tt):
+        x = lib.zeros(*shape)
+        x.fill_diagonal_(5.0, wrap=True)
+        versions.append(x._version)
+    assert versions[0] == versions[1]
+
+
+@pytest.mark.parametrize("shape", [(3,), (2, 3, 3), ()])
+def test_fill_diagonal_errors_like_torch(shape):
+    check_inplace(lambda lib, x: x.fill_diagonal_(1.0), rand(*shape))
+
+
+def test_fill_diagonal_through_autograd_like_torch():
+    check_grad(lambda lib, x: (x * 2).fill_diagonal_(0.0), rand(4, 4, layout="permuted"))
+    for lib in (torch, tt):
+        leaf = lib.zeros(3, 3, requires_grad=True)
+        with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad is being used in an "
+                                               "in-place operation."):
+            leaf.fill_diagonal_(1.0)

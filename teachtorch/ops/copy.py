@@ -133,9 +133,31 @@ def zero_(self):
     return zero_op(self)
 
 
+def fill_diagonal_(self, fill_value, wrap=False):
+    """Fill the main diagonal, a strided *view* of the tensor: one step along every dim at once is a stride of
+    sum(strides). PyTorch's fill_diagonal_ (aten/src/ATen/native/Fill.cpp) is this composite too: as_strided,
+    then fill_, so autograd sees a view written in place (CopySlices). With `wrap`, a tall matrix's diagonal
+    starts again below the square part, every `width + 1` rows."""
+    n = self.dim()
+    if n < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    height, width = self.shape[0], self.shape[1]
+    if n > 2 and any(size != height for size in self.shape):
+        raise RuntimeError("all dimensions of input must be of equal length")
+    step = sum(self.stride())
+    size = min(height, width)
+    self.as_strided((size,), (step,), self.storage_offset()).fill_(fill_value)
+    if wrap and n == 2 and height > width + 1:
+        wrap_size = (self.numel() + width) // (width + 1) - size
+        offset = self.storage_offset() + self.stride(0) * (width + 1)
+        self.as_strided((wrap_size,), (step,), offset).fill_(fill_value)
+    return self
+
+
 bind_method("copy_", copy_)
 bind_method("fill_", fill_)
 bind_method("zero_", zero_)
+bind_method("fill_diagonal_", fill_diagonal_)
 bind_method("clone", clone)
 bind_method("contiguous", lambda self, memory_format="contiguous_format": contiguous_op(self, memory_format=memory_format))
 

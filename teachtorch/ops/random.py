@@ -856,6 +856,13 @@ def _multinomial_kernel(ks, self, num_samples, replacement, generator):
     out = _empty_tensor(shape, _dtype.int64, self.device)
     if out.numel() == 0 or out._storage._data is None:
         return out
+    if n_categories == 0:
+        # no category to draw (with replacement: without, the check above refused already); PyTorch's checks
+        # say so in their own words: aminmax of the probabilities when drawing one, the sum otherwise
+        if num_samples == 1:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has "
+                               "no identity.")
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     probs = self._host_array().astype(np.float64).reshape(-1, n_categories)
     rng = _rng(generator, "multinomial", self.device)
     if not replacement or num_samples == 1:

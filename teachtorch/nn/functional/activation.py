@@ -37,7 +37,8 @@ from ._layout import _pytorch_layout
 
 __all__ = ["relu", "relu_", "leaky_relu", "leaky_relu_", "gelu", "silu", "tanh", "sigmoid", "softmax", "log_softmax",
            "elu", "elu_", "selu", "selu_", "celu", "celu_", "softplus", "mish", "hardtanh", "hardtanh_", "relu6",
-           "hardswish", "hardsigmoid", "logsigmoid", "softsign", "tanhshrink", "glu", "prelu"]
+           "hardswish", "hardsigmoid", "logsigmoid", "softsign", "tanhshrink", "glu", "prelu", "threshold",
+           "threshold_"]
 
 # selu's constants (Klambauer et al. 2017), as in PyTorch's Activation.cpp
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -211,6 +212,22 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
     return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def _thresholded(x, threshold, value):
+    return where(x > threshold, x, value)
+
+
+def threshold(input, threshold, value, inplace=False):
+    """x where x > threshold, else `value` (relu is threshold(x, 0, 0)); the gradient flows where x > threshold,
+    as PyTorch's threshold_backward lets it."""
+    if inplace:
+        return threshold_(input, threshold, value)
+    return _thresholded(input, threshold, value)
+
+
+def threshold_(input, threshold, value):
+    return _in_place(input, lambda x: _thresholded(x, threshold, value))
 
 
 def relu6(input, inplace=False):
