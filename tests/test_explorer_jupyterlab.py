@@ -5,6 +5,7 @@ number of pictures the kernel has pushed) grow *while the cell is still running*
 live explorer, then checks the final picture. Screenshots go to $TT_ARTIFACTS or test-artifacts/ (see browser/harness.py).
 """
 
+import contextlib
 import json
 import os
 import socket
@@ -43,27 +44,20 @@ def _free_port():
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def jupyter_server(tmp_path_factory):
-    root = tmp_path_factory.mktemp("lab")
-    nb = {"cells": [{"cell_type": "code", "execution_count": None, "id": "c1", "metadata": {}, "outputs": [],
-                     "source": CELL}],
-          "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
-          "nbformat": 4, "nbformat_minor": 5}
-    for name in ("live.ipynb", "live7.ipynb"):      # one per front end: each gets its own kernel
-        (root / name).write_text(json.dumps(nb))
+@contextlib.contextmanager
+def running_jupyterlab(runtime, cwd, workspaces, config="", args=()):
+    """A JupyterLab server on a free local port with no token, its state in `runtime`; yields its URL and
+    stops it afterwards. `config` adds lines to its config file, `args` command-line flags."""
     port = _free_port()
-    config = root / "jupyter_config.py"
-    config.write_text(
+    config_file = runtime / "jupyter_config.py"
+    config_file.write_text(
         f"c.ServerApp.port = {port}\nc.ServerApp.port_retries = 0\nc.ServerApp.open_browser = False\n"
-        f"c.ServerApp.root_dir = {str(root)!r}\nc.IdentityProvider.token = ''\nc.ServerApp.password = ''\n"
-        "c.ServerApp.disable_check_xsrf = True\nc.LabApp.expose_app_in_browser = True\n"
-        "c.ServerApp.allow_root = True\n"
-        f"c.LabApp.workspaces_dir = {str(tmp_path_factory.mktemp('workspaces'))!r}\n")
-    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(root / "config"), JUPYTER_RUNTIME_DIR=str(root / "runtime"))
-    log = open(root / "server.log", "w")
-    proc = subprocess.Popen([sys.executable, "-m", "jupyterlab", f"--config={config}"], stdout=log,
-                            stderr=subprocess.STDOUT, env=env, cwd=root)
+        "c.IdentityProvider.token = ''\nc.ServerApp.password = ''\nc.ServerApp.disable_check_xsrf = True\n"
+        f"c.ServerApp.allow_root = True\nc.LabApp.workspaces_dir = {str(workspaces)!r}\n" + config)
+    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(runtime / "config"), JUPYTER_RUNTIME_DIR=str(runtime / "runtime"))
+    log = open(runtime / "server.log", "w")
+    proc = subprocess.Popen([sys.executable, "-m", "jupyterlab", f"--config={config_file}", *args], stdout=log,
+                            stderr=subprocess.STDOUT, env=env, cwd=cwd)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 90
     while True:
@@ -73,15 +67,31 @@ def jupyter_server(tmp_path_factory):
         except OSError:
             if proc.poll() is not None or time.time() > deadline:
                 proc.kill()
-                raise RuntimeError("jupyter lab did not start:\n" + (root / "server.log").read_text()[-3000:])
+                raise RuntimeError("jupyter lab did not start:\n" + (runtime / "server.log").read_text()[-3000:])
             time.sleep(0.5)
-    yield url
-    proc.terminate()
     try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def jupyter_server(tmp_path_factory):
+    root = tmp_path_factory.mktemp("lab")
+    nb = {"cells": [{"cell_type": "code", "execution_count": None, "id": "c1", "metadata": {}, "outputs": [],
+                     "source": CELL}],
+          "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
+          "nbformat": 4, "nbformat_minor": 5}
+    for name in ("live.ipynb", "live7.ipynb"):      # one per front end: each gets its own kernel
+        (root / name).write_text(json.dumps(nb))
+    with running_jupyterlab(root, root, tmp_path_factory.mktemp("workspaces"),
+                            config=f"c.ServerApp.root_dir = {str(root)!r}\nc.LabApp.expose_app_in_browser = True\n") as url:
+        yield url
 
 
 def _seq(page):

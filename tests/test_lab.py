@@ -4,19 +4,16 @@ work/ (no .ipynb appears beside it) and never touches the shipped lessons/. Driv
 through Playwright, as in test_explorer_jupyterlab.py; screenshots go to test-artifacts/."""
 
 import hashlib
-import os
 import shutil
 import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import jupytext
 import pytest
 
 from browser.harness import artifacts_dir as _artifacts_dir, launch_chromium
-from test_explorer_jupyterlab import LOCAL, _free_port
+from test_explorer_jupyterlab import LOCAL, running_jupyterlab
 
 ROOT = Path(__file__).resolve().parent.parent
 START = "lessons/00_start.py"
@@ -40,37 +37,10 @@ def student_lab(tmp_path_factory):
     subprocess.run(["make", "-s", "work"], cwd=checkout, check=True)
     work = checkout / "work"
     runtime = tmp_path_factory.mktemp("runtime")
-    port = _free_port()
-    config = runtime / "jupyter_config.py"
-    config.write_text(
-        f"c.ServerApp.port = {port}\nc.ServerApp.port_retries = 0\nc.ServerApp.open_browser = False\n"
-        "c.IdentityProvider.token = ''\nc.ServerApp.password = ''\nc.ServerApp.disable_check_xsrf = True\n"
-        "c.ServerApp.allow_root = True\n"
-        f"c.LabApp.workspaces_dir = {str(runtime / 'workspaces')!r}\n")
-    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(runtime / "config"), JUPYTER_RUNTIME_DIR=str(runtime / "rt"))
-    log = open(runtime / "server.log", "w")
     # the same flags as the Makefile's `lab` target
-    proc = subprocess.Popen([sys.executable, "-m", "jupyterlab", f"--config={config}",
-                             f"--ServerApp.root_dir={work}", f"--LabApp.default_url=/lab/tree/{START}"],
-                            stdout=log, stderr=subprocess.STDOUT, env=env, cwd=checkout)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 90
-    while True:
-        try:
-            urllib.request.urlopen(url + "/api/status", timeout=2)
-            break
-        except OSError:
-            if proc.poll() is not None or time.time() > deadline:
-                proc.kill()
-                raise RuntimeError("jupyter lab did not start:\n" + (runtime / "server.log").read_text()[-3000:])
-            time.sleep(0.5)
-    yield url, checkout, work
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+    with running_jupyterlab(runtime, checkout, runtime / "workspaces",
+                            args=(f"--ServerApp.root_dir={work}", f"--LabApp.default_url=/lab/tree/{START}")) as url:
+        yield url, checkout, work
 
 
 def _output_text(page):

@@ -21,7 +21,7 @@ import numpy as np
 
 from .._device import as_device
 from .._storage import UntypedStorage
-from .._strides import (check_numel, check_size_nonnegative, checked_contiguous_strides, compute_storage_nbytes,
+from .._strides import (INT64_MAX, check_numel, check_size_nonnegative, checked_contiguous_strides, compute_storage_nbytes,
                         compute_storage_nbytes_contiguous, contiguous_strides, has_internal_overlap,
                         preserve_format_strides, stored_strides)
 from .._tensor import Tensor
@@ -80,19 +80,28 @@ def empty(sizes, dtype, device, strides=None):
     """
     sizes = tuple(sizes)
     device = as_device(device)
-    check_size_nonnegative(sizes)
     if strides is None:
-        nbytes = compute_storage_nbytes_contiguous(sizes, dtype.itemsize)
-        strides = checked_contiguous_strides(sizes)
+        checked = _checked_contiguous.get(sizes)
+        if checked is None:                        # a shape not seen yet: PyTorch's checks, once per shape
+            check_size_nonnegative(sizes)
+            numel = compute_storage_nbytes_contiguous(sizes, 1)        # (numel fits in an int64 too, then)
+            checked = (checked_contiguous_strides(sizes), numel)
+            _checked_contiguous[sizes] = checked
+        strides, numel = checked
+        nbytes = numel * dtype.itemsize
+        if nbytes > INT64_MAX:                     # the shape fits one byte per element, not this dtype's
+            compute_storage_nbytes_contiguous(sizes, dtype.itemsize)   # raises PyTorch's overflow error
     else:
+        check_size_nonnegative(sizes)
         nbytes = compute_storage_nbytes(sizes, strides, dtype.itemsize)
         strides = stored_strides(sizes, strides)   # a negative stride that passed is replaced, as in PyTorch
-    check_numel(sizes)
+        check_numel(sizes)
     storage = STORAGE_TYPES[device.type](nbytes, device=device)
     return Tensor._make(storage, 0, sizes, strides, dtype)
 
 
 _contiguous = {}   # shape -> contiguous strides, remembered: results of one shape come again and again
+_checked_contiguous = {}   # shape -> (strides, numel) of the contiguous shapes `empty` has checked already
 
 
 def contiguous_strides_of(shape):
