@@ -8,9 +8,15 @@ small slice of a big tensor saves the whole big storage. Unpickling can call any
 file, so a checkpoint from a stranger could run code on your machine; since PyTorch 2.6 `torch.load` defaults
 to `weights_only=True`, an unpickler that only builds an allow-list of types.
 
-teachtorch never pickles. The object tree is written as JSON, which can only describe data, and loading builds
-nothing but None, bools, ints, floats, strings, lists, tuples, dicts, OrderedDicts, tensors and (if
-teachtorch.nn is there) nn.Parameters. The file, version 1:
+teachtorch never pickles. The object tree is written as JSON, which can only describe data. By default
+(`weights_only=True`, as in PyTorch) loading builds nothing but None, bools, ints, floats, complex numbers,
+strings, bytes, lists, tuples, sets, dicts, OrderedDicts, dtypes, devices, `Size`s, tensors and (if
+teachtorch.nn is there) nn.Parameters. A whole model, `save(model, f)`, is saved as pickle saves it: the
+instance's class by name ("__main__.Net") and its attributes (`__dict__`: the submodules, parameters and buffers
+in their OrderedDicts). Loading it builds that class, so PyTorch's rule applies: the class must be allow-listed
+first (`serialization.add_safe_globals([Net, nn.Linear, ...])` or the `safe_globals` context manager), or loaded
+with `weights_only=False`, which imports the modules the file names and so can run code: do that only for files
+you trust, exactly as with `torch.load`. The file, version 1:
 
     magic          15 bytes  b"\\x89teachtorch\\r\\n\\x1a\\n" (PNG's trick: a non-ASCII byte, then a CR LF and a
                              ^Z that text-mode copies and transfers would mangle)
@@ -23,15 +29,20 @@ teachtorch.nn is there) nn.Parameters. The file, version 1:
 In the tree a JSON null, true/false, number, string or list stands for itself; everything else is a JSON object
 with one key that names its type: {"tuple": [...]}, {"dict": [[key, value], ...]}, {"OrderedDict": [...]},
 {"float": "nan"} (JSON has no NaN or infinities), {"tensor": {"storage": i, "dtype", "offset", "size",
-"stride", "requires_grad"}}, {"parameter": {...}} and {"ref": n}.
+"stride", "requires_grad"}}, {"parameter": {...}}, {"ref": n}; {"complex": [re, im]}, {"bytes": base64},
+{"bytearray": base64}, {"set": [...]}, {"dtype": "float32"}, {"device": "cuda:0"}, {"Size": [...]}; and,
+loaded only when allowed (as in PyTorch), {"frozenset": [...]}, {"global": [module, qualname]} (a class or
+function, saved by name as pickle saves them) and {"object": [module, qualname, state]} (an instance: its
+class and its `__dict__`).
 
 References. Pickle remembers every object it has written (its "memo"), so an object met twice is written once
 and loaded as one object: `[x, x]` comes back as two references to one list, and a list that contains itself
 (`a = [1]; a.append(a)`) comes back with `b[1] is b`, also under `weights_only=True`. The tree does the same:
-saving numbers the lists, tuples, dicts and tensors it meets 0, 1, 2, ..., and writes an object met again as
-{"ref": its number}. A list or dict is numbered *before* its items (an item may be the list itself), a tuple or a
-tensor once it is made (loading builds a tuple from its items; a tuple can only reach itself through a list or a
-dict, which ends the cycle). Loading numbers what it builds by the same rule, so the numbers agree.
+saving numbers the lists, tuples, dicts, sets, objects and tensors it meets 0, 1, 2, ..., and writes an object
+met again as {"ref": its number}. A list, dict or object is numbered *before* its items (an item may be the list
+itself: a submodule's attribute may point back at its parent), a tuple, set or tensor once it is made (loading
+builds a tuple from its items; a tuple can only reach itself through a list, a dict or an object, which ends the
+cycle). Loading numbers what it builds by the same rule, so the numbers agree.
 
 Every part can be checked: a truncated file is shorter than its header says, a flipped byte fails a CRC-32 (of
 the header or of one storage), a foreign file lacks the magic number. Each of these raises `CheckpointError`
@@ -48,10 +59,15 @@ does all of this file handling: bounded reads, atomic replacement, symlinks, and
 of saves that were killed.) A file object is read and written in place.
 """
 
+import base64
 import collections
+import copyreg
+import importlib
 import json
 import math
 import os
+import pickle
+import types
 import re
 import struct
 import sys
@@ -66,7 +82,7 @@ from ._device import as_device, device
 from ._storage import UntypedStorage
 from ._strides import INT64_MAX, check_numel, compute_storage_nbytes
 from .backends import cuda as _cuda_backend
-from ._tensor import Tensor
+from ._tensor import Size, Tensor
 
 MAGIC = b"\x89teachtorch\r\n\x1a\n"
 VERSION = 1
@@ -82,10 +98,12 @@ _MALFORMED = (ValueError, KeyError, TypeError, IndexError, AttributeError, Overf
 # ---- save ---------------------------------------------------------------------------------------------------
 
 
-def save(obj, f):
-    """Save `obj` (tensors, numbers, strings, None, and lists/tuples/dicts of them, e.g. a state_dict) to `f`,
-    a path or a binary file object. Everything is encoded before the first byte is written, so an object that
-    cannot be saved leaves `f` untouched."""
+def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True,
+         _disable_byteorder_record=False):
+    """Save `obj` (tensors, numbers, strings, None, and lists/tuples/dicts of them, e.g. a state_dict; or a whole
+    model) to `f`, a path or a binary file object. Everything is encoded before the first byte is written, so an
+    object that cannot be saved leaves `f` untouched. The other arguments are PyTorch's, accepted and unused:
+    this format does not pickle."""
     header, blobs = _serialize(obj)
     if isinstance(f, (str, os.PathLike)):
         write_atomically(os.fspath(f), lambda file: _write_file(file, header, blobs))
@@ -135,6 +153,24 @@ class _Encoder:
             node = {"parameter" if _is_parameter(obj) else "tensor": self.encode_tensor(obj)}
             self.numbered(obj)
             return node
+        if isinstance(obj, complex):
+            return {"complex": [self.encode(obj.real), self.encode(obj.imag)]}
+        if isinstance(obj, bytes):
+            return {"bytes": base64.b64encode(obj).decode("ascii")}
+        if isinstance(obj, _dtype.dtype):
+            return {"dtype": obj.name}
+        if isinstance(obj, device):
+            return {"device": str(obj)}
+        if type(obj) is Size:
+            node = {"Size": [int(n) for n in obj]}
+            self.numbered(obj)
+            return node
+        if isinstance(obj, (bytearray, set, frozenset)) and type(obj) in (bytearray, set, frozenset):
+            kind = type(obj).__name__
+            node = {kind: base64.b64encode(obj).decode("ascii") if kind == "bytearray" else
+                    [self.encode(x) for x in obj]}
+            self.numbered(obj)                          # after its items, like a tuple
+            return node
         if isinstance(obj, list):
             self.numbered(obj)                          # before its items: an item may be the list itself
             return [self.encode(x) for x in obj]
@@ -142,14 +178,21 @@ class _Encoder:
             node = {"tuple": [self.encode(x) for x in obj]}
             self.numbered(obj)                          # after its items: loading builds it from them
             return node
-        if isinstance(obj, dict):
+        if type(obj) in (dict, collections.OrderedDict):  # a subclass (defaultdict) is an object of its own
             kind = "OrderedDict" if isinstance(obj, collections.OrderedDict) else "dict"
             self.numbered(obj)
             return {kind: [[self.encode(k), self.encode(v)] for k, v in obj.items()]}
-        raise TypeError(
-            f"teachtorch.save cannot save an object of type {type(obj).__name__}: it saves tensors, numbers, "
-            f"strings, None, and lists, tuples and dicts of them (to save a model or an optimizer, save its "
-            f"state_dict())")
+        if isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType)):
+            return {"global": _global_name(obj)}
+        state = _instance_state(obj)
+        if state is None:
+            raise TypeError(
+                f"teachtorch.save cannot save an object of type {type(obj).__name__}: it saves tensors, numbers, "
+                f"strings, None, lists, tuples, sets and dicts of them, and objects that pickle by their "
+                f"attributes, such as a whole nn.Module (a {type(obj).__name__} pickles some other way)")
+        module, qualname = _global_name(type(obj))
+        self.numbered(obj)                              # before its attributes, which may point back at it
+        return {"object": [module, qualname, self.encode(state[0])]}
 
     def encode_tensor(self, t):
         storage = t.untyped_storage()
@@ -163,6 +206,39 @@ class _Encoder:
             raise RuntimeError("Cannot save multiple tensors or storages that view the same data as different types")
         return {"storage": self.storage_index[id(storage)], "dtype": t.dtype.name, "offset": t.storage_offset(),
                 "size": list(t.shape), "stride": list(t.stride()), "requires_grad": t.requires_grad}
+
+
+def _global_name(obj):
+    """(module, qualname) of a class or function, checked as pickle checks it: importing the module and looking
+    the name up must give back this very object (a lambda or a class defined inside a function cannot be saved)."""
+    module = getattr(obj, "__module__", None) or "builtins"
+    qualname = getattr(obj, "__qualname__", None) or obj.__name__
+    found = sys.modules.get(module)
+    try:
+        for part in qualname.split("."):
+            found = getattr(found, part)
+    except AttributeError:
+        found = None
+    if found is not obj:
+        raise pickle.PicklingError(f"Can't pickle {obj!r}: attribute lookup {qualname} on {module} failed")
+    return [module, qualname]
+
+
+def _instance_state(obj):
+    """`(state,)` for an instance that pickle would save as "make a `type(obj)`, then set its attributes" (what
+    `object.__reduce_ex__(2)` answers for a plain class: `copyreg.__newobj__`, no constructor arguments), or None
+    for anything that pickles another way (its own `__reduce__`, constructor arguments, list or dict items)."""
+    try:
+        reduced = obj.__reduce_ex__(2)
+    except TypeError:
+        return None
+    if not isinstance(reduced, tuple) or len(reduced) < 2:
+        return None
+    reduced = reduced + (None,) * (5 - len(reduced))
+    function, arguments, state, list_items, dict_items = reduced[:5]
+    if function is not copyreg.__newobj__ or arguments != (type(obj),) or list_items or dict_items:
+        return None
+    return (state,)
 
 
 def _storage_bytes(storage, dtype):
@@ -201,13 +277,18 @@ def _parameter_class():
 # ---- load ---------------------------------------------------------------------------------------------------
 
 
-def load(f, map_location=None, *, weights_only=True, mmap=None):
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
     """Load what `save` wrote to `f` (a path or a binary file object).
 
     Each tensor goes back to the device it was saved from, unless `map_location` says otherwise: a device
     (`"cpu"`, `"cuda:0"`, `teachtorch.device(...)`) for all of them, or a dict from saved device to device
-    (`{"cuda:0": "cpu"}`), as in PyTorch. `weights_only` is accepted for PyTorch compatibility: loading here
-    never runs code, whatever its value. `mmap` is accepted and ignored: the storages are read into memory."""
+    (`{"cuda:0": "cpu"}`), as in PyTorch. `weights_only` (None means True, as since PyTorch 2.6) builds only data
+    and allow-listed classes; `weights_only=False` also imports the classes and functions the file names, which
+    can run code. `mmap` and `pickle_load_args` are accepted and ignored: the storages are read into memory."""
+    if weights_only is None:
+        weights_only = pickle_module is None
+    elif weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
     if callable(map_location) and not isinstance(map_location, device):
         raise RuntimeError("teachtorch.load: a callable map_location is not supported; pass a device or a dict "
                            "from saved device to device")
@@ -216,11 +297,11 @@ def load(f, map_location=None, *, weights_only=True, mmap=None):
     if isinstance(f, (str, os.PathLike)):
         name = os.fspath(f)
         with open_regular_file(name) as file:
-            return _read(file, name, os.fstat(file.fileno()).st_size, map_location)
-    return _read(f, getattr(f, "name", None) or repr(f), bytes_left(f), map_location)
+            return _read(file, name, os.fstat(file.fileno()).st_size, map_location, weights_only)
+    return _read(f, getattr(f, "name", None) or repr(f), bytes_left(f), map_location, weights_only)
 
 
-def _read(file, name, size, map_location):
+def _read(file, name, size, map_location, weights_only):
     """Read a checkpoint from `file`, which has `size` bytes left (None: unknown), never reading past what the
     header declares (one byte more, for a stream, to see that it ends there)."""
     def fail(what):
@@ -293,7 +374,9 @@ def _read(file, name, size, map_location):
                    f"corrupted")
     # the object over them
     try:
-        return _decode(tree, storages, [])
+        return _Decoder(storages, _safe_global_finder() if weights_only else _import_global).decode(tree)
+    except _NotFound as e:                           # weights_only=False: a class that is not there (any more)
+        raise e.error from None
     except _MALFORMED as e:
         raise fail(f"the header is malformed ({type(e).__name__}: {e})") from None
 
@@ -367,48 +450,106 @@ def _storage_from_buffer(buffer, dtype):
     return UntypedStorage(_data=buffer)
 
 
-def _decode(node, storages, built):
-    """Rebuild the object from its JSON tree. Only the types listed in the module docstring can come out.
-    `built` lists the lists, tuples, dicts and tensors made so far, numbered as `_Encoder` numbered them."""
-    if node is None or isinstance(node, (bool, int, float, str)):
-        return node
-    if isinstance(node, list):
-        result = []
-        built.append(result)                         # before its items, which may refer to it
-        for x in node:
-            result.append(_decode(x, storages, built))
+class _Decoder:
+    """Rebuilds the object from its JSON tree. Only the types listed in the module docstring come out, and
+    classes and functions only through `find_global` (the allow-list, or an import when weights_only=False).
+    `built` lists the lists, tuples, dicts, sets, objects and tensors made so far, numbered as `_Encoder`
+    numbered them."""
+
+    def __init__(self, storages, find_global):
+        self.storages, self.find_global, self.built = storages, find_global, []
+
+    def decode(self, node):
+        if node is None or isinstance(node, (bool, int, float, str)):
+            return node
+        if isinstance(node, list):
+            result = []
+            self.built.append(result)                # before its items, which may refer to it
+            for x in node:
+                result.append(self.decode(x))
+            return result
+        if not isinstance(node, dict) or len(node) != 1:
+            raise ValueError(f"unexpected entry {node!r}")
+        kind, value = next(iter(node.items()))
+        if kind == "ref":
+            if not _is_int(value) or not 0 <= value < len(self.built):
+                raise ValueError(f"reference {value!r} to an object that is not (yet) loaded")
+            return self.built[value]
+        if kind in ("tuple", "Size", "set", "frozenset"):
+            if not isinstance(value, list):
+                raise ValueError(f"a {kind}'s items are {type(value).__name__}, not a list")
+            if kind == "frozenset" and self.find_global("builtins", "frozenset") is not frozenset:
+                raise ValueError("builtins.frozenset is not frozenset")   # torch allow-lists set, not frozenset
+            result = _BUILD[kind]([self.decode(x) for x in value])
+            self.built.append(result)                # after its items, as saving numbered it
+            return result
+        if kind in ("dict", "OrderedDict"):
+            if not isinstance(value, list):
+                raise ValueError(f"a dict's items are {type(value).__name__}, not a list")
+            result = {} if kind == "dict" else collections.OrderedDict()
+            self.built.append(result)
+            for k, v in value:
+                key = self.decode(k)                 # the key first, then the value, as saving wrote them
+                result[key] = self.decode(v)
+            return result
+        if kind == "float":
+            if value not in ("nan", "inf", "-inf"):
+                raise ValueError(f"{{'float': {value!r}}} is not nan, inf or -inf")
+            return float(value)
+        if kind == "complex":
+            real, imag = (self.decode(x) for x in value)
+            if not all(isinstance(x, float) for x in (real, imag)):
+                raise ValueError(f"a complex number's parts are {value!r}, not two floats")
+            return complex(real, imag)
+        if kind in ("bytes", "bytearray"):
+            result = base64.b64decode(value.encode("ascii"), validate=True)
+            if kind == "bytearray":
+                result = bytearray(result)
+                self.built.append(result)
+            return result
+        if kind == "dtype":
+            return _dtype._lookup(value)
+        if kind == "device":
+            if not isinstance(value, str) or not _DEVICE_TAG.fullmatch(value):
+                raise ValueError(f"{value!r} is not a device")
+            return device(value)
+        if kind in ("tensor", "parameter"):
+            result = _decode_tensor(value, self.storages, kind == "parameter")
+            self.built.append(result)
+            return result
+        if kind == "global":
+            return self.find_global(*_qualified_name(value))
+        if kind == "object":
+            return self.decode_object(value)
+        raise ValueError(f"unknown entry type {kind!r}")
+
+    def decode_object(self, value):
+        """An instance, made as pickle makes one: `cls.__new__(cls)`, then its state set (`__setstate__` if the
+        class has one, else straight into `__dict__`, not through `__setattr__`)."""
+        module, qualname, state = value
+        cls = self.find_global(*_qualified_name([module, qualname]))
+        if not isinstance(cls, type):
+            raise ValueError(f"{module}.{qualname} is not a class")
+        result = cls.__new__(cls)
+        self.built.append(result)                    # before its attributes, which may refer to it
+        state = self.decode(state)
+        if hasattr(result, "__setstate__"):
+            result.__setstate__(state)
+        elif state is not None:
+            if not isinstance(state, dict):
+                raise ValueError(f"the state of a {module}.{qualname} is {type(state).__name__}, not a dict")
+            result.__dict__.update(state)
         return result
-    if not isinstance(node, dict) or len(node) != 1:
-        raise ValueError(f"unexpected entry {node!r}")
-    kind, value = next(iter(node.items()))
-    if kind == "ref":
-        if not _is_int(value) or not 0 <= value < len(built):
-            raise ValueError(f"reference {value!r} to an object that is not (yet) loaded")
-        return built[value]
-    if kind == "tuple":
-        if not isinstance(value, list):
-            raise ValueError(f"a tuple's items are {type(value).__name__}, not a list")
-        result = tuple([_decode(x, storages, built) for x in value])
-        built.append(result)                         # after its items, as saving numbered it
-        return result
-    if kind in ("dict", "OrderedDict"):
-        if not isinstance(value, list):
-            raise ValueError(f"a dict's items are {type(value).__name__}, not a list")
-        result = {} if kind == "dict" else collections.OrderedDict()
-        built.append(result)
-        for k, v in value:
-            key = _decode(k, storages, built)        # the key first, then the value, as saving wrote them
-            result[key] = _decode(v, storages, built)
-        return result
-    if kind == "float":
-        if value not in ("nan", "inf", "-inf"):
-            raise ValueError(f"{{'float': {value!r}}} is not nan, inf or -inf")
-        return float(value)
-    if kind in ("tensor", "parameter"):
-        result = _decode_tensor(value, storages, kind == "parameter")
-        built.append(result)
-        return result
-    raise ValueError(f"unknown entry type {kind!r}")
+
+
+_BUILD = {"tuple": tuple, "Size": Size, "set": set, "frozenset": frozenset}
+
+
+def _qualified_name(value):
+    if (not isinstance(value, list) or len(value) != 2 or not all(isinstance(x, str) for x in value)
+            or not all(part.isidentifier() for part in ".".join(value).split("."))):
+        raise ValueError(f"{value!r} is not a module and a name")
+    return value
 
 
 def _decode_tensor(entry, storages, parameter):
@@ -457,14 +598,66 @@ def _check_geometry(offset, size, stride, itemsize, storage_nbytes):
                          f"{nbytes} bytes of storage, but its storage has {storage_nbytes}")
 
 
-# ---- the weights_only allow-list (torch.serialization.add_safe_globals) ------------------------------------
+# ---- classes and functions named in a file: the weights_only allow-list ---------------------------------------
 #
 # PyTorch's weights_only unpickler builds only allow-listed types; `add_safe_globals([MyClass])` extends that
-# list so a checkpoint holding a MyClass loads. teachtorch's format cannot name a class at all (the tree above is
-# JSON data), so nothing in this list is ever looked up. The functions are here so that scripts written for
-# PyTorch 2.6+ run unchanged, and keep PyTorch's bookkeeping (a list, extended for good or inside a `with`).
+# list so a checkpoint holding a MyClass loads. Here a file names a class only to save a whole object
+# ({"object": ...}) or a class or function itself ({"global": ...}). With weights_only=True the name must be on
+# the list, and what is built is the object on the list: nothing is imported. With weights_only=False the module
+# is imported and the name looked up in it, as pickle does.
 
 _safe_globals = []
+
+
+def _safe_global_finder():
+    """The lookup for weights_only=True: by "module.qualname" among the allow-listed objects only."""
+    allowed = {}
+    for entry in _safe_globals:
+        if isinstance(entry, tuple):
+            obj, name = entry
+        else:
+            obj, name = entry, f"{getattr(entry, '__module__', '')}.{getattr(entry, '__qualname__', '')}"
+        allowed[name] = obj
+
+    def find(module, qualname):
+        name = f"{module}.{qualname}"
+        if name not in allowed:
+            raise pickle.UnpicklingError(
+                "Weights only load failed. This file can still be loaded, to do so you have two options, do those "
+                "steps only if you trust the source of the checkpoint. \n\t(1) In PyTorch 2.6, we changed the "
+                "default value of the `weights_only` argument in `torch.load` from `False` to `True`. Re-running "
+                "`torch.load` with `weights_only` set to `False` will likely succeed, but it can result in "
+                "arbitrary code execution. Do it only if you got the file from a trusted source.\n\t(2) "
+                "Alternatively, to load with `weights_only=True` please check the recommended steps in the "
+                f"following error message.\n\tWeightsUnpickler error: Unsupported global: GLOBAL {name} was not an "
+                f"allowed global by default. Please use `torch.serialization.add_safe_globals([{name}])` or the "
+                f"`torch.serialization.safe_globals([{name}])` context manager to allowlist this global if you "
+                f"trust this class/function.")
+        return allowed[name]
+    return find
+
+
+class _NotFound(Exception):
+    """A class or function that weights_only=False could not import: raised as its own error, not as 'malformed'."""
+
+    def __init__(self, error):
+        self.error = error
+
+
+def _import_global(module, qualname):
+    """The lookup for weights_only=False, pickle's `find_class`: import the module (running its code) and look
+    the name up."""
+    try:
+        found = importlib.import_module(module)
+        for part in qualname.split("."):
+            try:
+                found = getattr(found, part)
+            except AttributeError:
+                raise AttributeError(f"Can't get attribute '{qualname}' on {sys.modules[module]!r}") from None
+    except (ImportError, AttributeError) as e:
+        raise _NotFound(e) from None
+    return found
+
 
 
 def add_safe_globals(safe_globals):

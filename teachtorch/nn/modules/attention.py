@@ -23,15 +23,10 @@ from ...ops import empty
 from .. import init
 from ..functional.attention import _canonical_mask, _none_or_dtype, multi_head_attention_forward
 from ..parameter import Parameter
-from .linear import Linear
+from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
 
 __all__ = ["MultiheadAttention"]
-
-
-class NonDynamicallyQuantizableLinear(Linear):
-    """A Linear under another name: PyTorch uses it for `out_proj` (to keep quantization tools away from it),
-    so it shows in the repr."""
 
 
 class MultiheadAttention(Module):

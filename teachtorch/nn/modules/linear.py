@@ -55,3 +55,8 @@ class Linear(Module):
 
     def extra_repr(self):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """A Linear under another name: PyTorch uses it for MultiheadAttention's `out_proj` (to keep quantization
+    tools away from it), so it shows in the repr; it lives here, as in torch/nn/modules/linear.py."""
