@@ -236,8 +236,10 @@ def _atan2_backward(grad, self, other, grad_input_mask):
 derivative("atan2", entries={"self, other": _atan2_backward})
 derivative("hypot", self=lambda grad, self, result: grad * self / result,
            other=lambda grad, other, result: grad * other / result)
-derivative("logaddexp", self=lambda grad, self, other: grad / (1 + (other - self).exp()),
-           other=lambda grad, self, other: grad / (1 + (self - other).exp()))
+# PyTorch writes grad / (1 + exp(other - self)): the same number, but where exp overflows its own derivative is
+# inf / inf = nan (softplus'' at -100 in float32); sigmoid's derivative stays finite
+derivative("logaddexp", self=lambda grad, self, other: grad * (self - other).sigmoid(),
+           other=lambda grad, self, other: grad * (other - self).sigmoid())
 derivative("logaddexp2", self=lambda grad, self, other: grad / (1 + ops.pow(2, other - self)),
            other=lambda grad, self, other: grad / (1 + ops.pow(2, self - other)))
 
