@@ -48,7 +48,7 @@ DEVICE_GENERIC = {
     "test_factories", "test_gradcheck", "test_indexing", "test_linalg", "test_lr_scheduler", "test_nn_attention",
     "test_nn_conv", "test_nn_layers", "test_nn_loss", "test_nn_loss_extra", "test_nn_activation", "test_nn_module", "test_nn_norm", "test_nn_rnn", "test_nn_utils", "test_optim",
     "test_parity_corners_tensor", "test_pointwise", "test_reductions", "test_shape_ops", "test_sorting", "test_special", "test_tensor",
-    "test_views", "test_nn_transformer",
+    "test_views", "test_nn_transformer", "test_ctc_loss",
 }
 
 

@@ -1015,6 +1015,7 @@ NO_FORMULA = {
     # no derivative in PyTorch either
     "floor_divide", "floor_divide_", "scatter.reduce", "scatter_.reduce", "scatter.value_reduce",
     "scatter_.value_reduce", "bernoulli.p",
+    "_ctc_loss_backward",    # CTC's gradient kernel: a double backward through CTC fails, as in PyTorch
 }
 
 

@@ -200,6 +200,7 @@ class Formula:
                     raise ValueError(f"{op.name}: formula parameter {p!r} is not an argument, output or "
                                      f"grad of {schema}")
         self.saved_order = [name for name, _, _ in self.save_args] + [name for name, _ in self.save_outputs]
+        self.first_output_only = "grads" not in wanted
         self.node_class = type(node_name, (FormulaNode,), {"formula": self})
         self.node_class.__module__ = "teachtorch.autograd.generated"
 

@@ -121,6 +121,10 @@ def record(op, formula, ks, args, inplace):
         variable.rebase_history(args[0], node)
     else:
         outs = _outputs(out)
+        if formula.first_output_only:
+            # PyTorch's codegen (gen_differentiable_outputs): formulas that read `grad`, never `grads`, make
+            # only the first output differentiable (`_ctc_loss`'s log_alpha is a plain tensor)
+            outs = outs[:1] + [None] * (len(outs) - 1)
         variable.set_history([t if isinstance(t, Tensor) else None for t in outs], node)
     if formula.save_outputs:
         outs = _outputs(out)

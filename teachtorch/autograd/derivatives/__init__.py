@@ -6,3 +6,4 @@ tensors unrelated to their inputs' values (`zeros_like`, `rand_like`) are listed
 """
 
 from . import views, pointwise, reductions, linalg, shape, indexing, misc  # noqa: F401
+from . import loss  # noqa: F401

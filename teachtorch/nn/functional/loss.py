@@ -20,6 +20,9 @@ Every loss here is a few core ops, so autograd needs no new formulas:
 * `smooth_l1_loss` / `huber_loss`: squared error near 0, absolute error further out; `kl_div`,
   `poisson_nll_loss`, `gaussian_nll_loss`: the negative log likelihoods of distributions;
   `margin_ranking_loss`, `cosine_embedding_loss`, `triplet_margin_loss`: hinges on scores, cosines, distances.
+* `ctc_loss(log_probs, targets, input_lengths, target_lengths)`: the Connectionist Temporal Classification
+  loss of unaligned label sequences. Unlike the others it is not a composition: like PyTorch it has a
+  kernel and a backward kernel of its own (kernels/ctc_loss.py, ops/ctc.py), so its node is CtcLossBackward0.
 
 At the boundaries (p exactly 0 or 1, all targets ignored, weights summing to 0) a composition of ops can
 give nan gradients where PyTorch's hand-written backward gives finite ones: the product rule multiplies a 0
@@ -40,7 +43,7 @@ from ._layout import _layout_of_empty_like, _pytorch_layout
 
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "l1_loss",
            "mse_loss", "nll_loss", "smooth_l1_loss", "huber_loss", "kl_div", "margin_ranking_loss",
-           "cosine_embedding_loss", "triplet_margin_loss", "poisson_nll_loss", "gaussian_nll_loss"]
+           "cosine_embedding_loss", "triplet_margin_loss", "poisson_nll_loss", "gaussian_nll_loss", "ctc_loss"]
 
 
 # ---- reduction -------------------------------------------------------------------------------------------
@@ -567,3 +570,18 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     if swap:
         dist_neg = tt.minimum(dist_neg, _pairwise_distance(positive, negative, p, eps))
     return _reduce((dist_pos - dist_neg + margin).clamp_min(0), reduction)
+
+
+# ---- sequences: CTC ---------------------------------------------------------------------------------------
+
+_REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}   # torch/nn/_reduction.py get_enum
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
+    """The CTC loss of (T, N, C) log-probabilities (or unbatched (T, C)) against padded (N, S) or concatenated
+    targets: minus the log of the summed probability of every alignment of each target to its input frames.
+    'mean' divides each loss by its target length before averaging over the batch; `zero_infinity` turns
+    the inf loss of an impossible alignment (and its gradient) into 0. The work is `torch.ctc_loss`'s."""
+    _check_reduction(reduction)
+    return tt.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, _REDUCTION_ENUM[reduction],
+                       zero_infinity)

@@ -1,6 +1,6 @@
 """The loss modules: CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, BCELoss, BCEWithLogitsLoss, SmoothL1Loss,
 HuberLoss, KLDivLoss, PoissonNLLLoss, GaussianNLLLoss, MarginRankingLoss, CosineEmbeddingLoss,
-TripletMarginLoss.
+TripletMarginLoss, CTCLoss.
 
 A loss module holds the loss's options (the reduction, class weights, ignore_index, ...) and calls its
 function in nn.functional: `nn.CrossEntropyLoss(label_smoothing=0.1)(logits, target)` is
@@ -11,14 +11,14 @@ classes: `_Loss` (the reduction) and `_WeightedLoss` (plus the weight buffer).
 """
 
 from ..functional.loss import (_legacy_reduction, binary_cross_entropy, binary_cross_entropy_with_logits,
-                               cosine_embedding_loss, cross_entropy, gaussian_nll_loss, huber_loss, kl_div, l1_loss,
-                               margin_ranking_loss, mse_loss, nll_loss, poisson_nll_loss, smooth_l1_loss,
+                               cosine_embedding_loss, cross_entropy, ctc_loss, gaussian_nll_loss, huber_loss, kl_div,
+                               l1_loss, margin_ranking_loss, mse_loss, nll_loss, poisson_nll_loss, smooth_l1_loss,
                                triplet_margin_loss)
 from .module import Module
 
 __all__ = ["BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "L1Loss", "MSELoss", "NLLLoss", "SmoothL1Loss",
            "HuberLoss", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss", "MarginRankingLoss",
-           "CosineEmbeddingLoss", "TripletMarginLoss"]
+           "CosineEmbeddingLoss", "TripletMarginLoss", "CTCLoss"]
 
 
 class _Loss(Module):
@@ -192,3 +192,17 @@ class TripletMarginLoss(_Loss):
     def forward(self, anchor, positive, negative):
         return triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p, eps=self.eps,
                                    swap=self.swap, reduction=self.reduction)
+
+
+class CTCLoss(_Loss):
+    """The Connectionist Temporal Classification loss: scores unaligned label sequences (speech, handwriting)
+    against per-frame log-probabilities; `blank` is the class that means "no label here"."""
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+                        self.zero_infinity)
