@@ -1,6 +1,7 @@
 """Parity corners of tensors (issue 14, section 2): error types and texts, Python protocols, NumPy warnings that
 PyTorch does not give, and the small gaps (type_as, in-place view ops, F.normalize)."""
 
+import re
 import warnings
 
 import numpy as np
@@ -510,3 +511,126 @@ def test_fill_diagonal_through_autograd_like_torch():
         with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad is being used in an "
                                                "in-place operation."):
             leaf.fill_diagonal_(1.0)
+
+
+# ---- Python numbers as PyTorch's argument parser unpacks them ------------------------------------------------
+# A Scalar is an int64 or a uint64 in C++: a Python int outside [-2**63, 2**64) is an OverflowError before any
+# dtype is looked at (`float_tensor.fill_(10**20)` too). An `int` argument takes ints, NumPy integers and
+# one-element integer tensors, never a float or a bool: `x.tril(1.5)` must not round.
+
+SCALAR_OPS_AND_OPERATORS = dict(SCALAR_OPS, **{
+    "mul": lambda lib, x, v: x * v, "rmul": lambda lib, x, v: v * x, "radd": lambda lib, x, v: v + x,
+    "rsub": lambda lib, x, v: v - x, "truediv": lambda lib, x, v: x / v, "lt": lambda lib, x, v: x < v,
+    "imul": lambda lib, x, v: x.clone().__imul__(v), "add_alpha": lambda lib, x, v: x.add(x, alpha=v),
+    "full": lambda lib, x, v: lib.full((2,), v, dtype=x.dtype), "clamp": lambda lib, x, v: x.clamp(max=v),
+    "masked_fill": lambda lib, x, v: x.masked_fill(x > 0, v), "pow_scalar": lambda lib, x, v: lib.pow(v, x),
+    "div_floor": lambda lib, x, v: x.div(v, rounding_mode="floor"), "lerp": lambda lib, x, v: x.lerp(x, v),
+    "arange": lambda lib, x, v: lib.arange(v), "linspace": lambda lib, x, v: lib.linspace(0, v, 3),
+    "fill_": lambda lib, x, v: x.clone().fill_(v),
+})
+
+
+@pytest.mark.parametrize("op", SCALAR_OPS_AND_OPERATORS)
+@pytest.mark.parametrize("value", [10 ** 20, -10 ** 20, 2 ** 64, -2 ** 63 - 1])
+@pytest.mark.parametrize("dtype", ["float32", "int64"])
+def test_python_ints_beyond_64_bits_overflow_like_torch(op, value, dtype):
+    e = check(SCALAR_OPS_AND_OPERATORS[op], rand(2, 3, dtype=dtype, layout="permuted", low=0, high=5), value)
+    assert isinstance(e, OverflowError if "setitem" not in op else ValueError), e   # x[i] = v unpacks an int64
+
+
+@pytest.mark.parametrize("op", ["fill_", "mul", "full", "add_alpha", "eq"])
+@pytest.mark.parametrize("value", [2 ** 63, 2 ** 64 - 1, -2 ** 63])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_python_ints_that_fit_a_uint64_are_taken_like_torch(op, value, dtype):
+    check(SCALAR_OPS_AND_OPERATORS[op], rand(2, 3, dtype=dtype, low=0, high=5), value)
+
+
+INT_ARGUMENTS = {
+    "tril": lambda lib, x, v: x.tril(v), "triu_kw": lambda lib, x, v: lib.triu(x, diagonal=v),
+    "diag": lambda lib, x, v: x[0].diag(v), "select": lambda lib, x, v: x.select(0, v),
+    "topk": lambda lib, x, v: x[0].topk(v), "flatten": lambda lib, x, v: x.flatten(v),
+    "transpose": lambda lib, x, v: x.transpose(0, v), "unsqueeze": lambda lib, x, v: x.unsqueeze(v),
+    "movedim": lambda lib, x, v: x.movedim(v, 0), "roll": lambda lib, x, v: x.roll(v, 0),
+}
+
+
+@pytest.mark.parametrize("op", INT_ARGUMENTS)
+@pytest.mark.parametrize("value", [1, 1.0, 1.5, True, np.int64(1), np.float64(1.0), "1", None,
+                                   P(np.array(1)), P(np.array(1.0)), P(np.array([1, 0]))])
+def test_int_arguments_take_ints_only_like_torch(op, value):
+    """The same result or error type; for "must be int" the same text but for the "(position N)" PyTorch adds
+    for positional arguments (the dispatcher cannot tell `x.tril(1.5)`, position 1, from `torch.tril(x, 1.5)`,
+    position 2). Not here: a one-element 1-d integer tensor, which PyTorch takes for some int arguments (tril,
+    select, topk) and refuses for others (diag, flatten, transpose: ops with several overloads); teachtorch
+    takes it everywhere."""
+    error = check(INT_ARGUMENTS[op], rand(3, 3, layout="sliced"), value, msg=False)
+    if isinstance(error, Exception):
+        expected = re.sub(r" \(position \d+\)", "", str(error).split("\n")[0])
+        with pytest.raises(type(error)) as ours:
+            INT_ARGUMENTS[op](tt, tt.ones(3, 3), value.build(tt) if isinstance(value, P) else value)
+        if "must be int, not" in expected:
+            assert str(ours.value) == expected
+
+
+# ---- resize_, out= of a size that cannot be counted, empty_strided on meta ------------------------------------
+
+
+def _resized(lib, x, sizes, **kwargs):
+    x.resize_(*sizes, **kwargs)
+    return x
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("sizes", [(2, 2), (6,), (0,), (3, 1), ((2, 3),), (1, 2, 1)])
+def test_resize_keeps_the_storage_and_its_elements_like_torch(layout, sizes):
+    """Smaller or equal: same storage, same offset, contiguous strides, the elements where they were."""
+    def fn(lib, x):
+        base = x.clone() if layout == "expanded" else x      # resize_ of an expanded view writes nothing either
+        before = base.untyped_storage().data_ptr()
+        out = _resized(lib, base, sizes)
+        assert out is base and out.untyped_storage().data_ptr() == before
+        return out
+    check(fn, P(np.arange(12.0).reshape(3, 4), layout), share=False)
+
+
+def test_resize_to_its_own_sizes_keeps_odd_strides_like_torch():
+    check(lambda lib, x: _resized(lib, x.t(), (4, 3)), rand(3, 4), share=False)
+    check(lambda lib, x: _resized(lib, x.t(), (3, 4)), rand(3, 4), share=False)
+
+
+@pytest.mark.parametrize("memory_format", ["channels_last", "contiguous_format"])
+def test_resize_with_a_memory_format_like_torch(memory_format):
+    check(lambda lib, x: _resized(lib, x, (2, 2, 2, 2), memory_format=getattr(lib, memory_format)).stride(),
+          rand(2, 3, 4, 5))
+    check(lambda lib, x: _resized(lib, x, (4,), memory_format=getattr(lib, memory_format)).stride(),
+          rand(2, 3))
+
+
+def test_resize_that_grows_copies_the_old_elements():
+    """PyTorch grows the storage in place and leaves the new bytes uninitialized; teachtorch gives the tensor a
+    new storage (its bytes never move) with the old bytes first and zeros after them."""
+    for lib in (tt, torch):
+        x = lib.arange(6.0)
+        y = x[2:]
+        y.resize_(3, 3)
+        assert y.storage_offset() == 2 and y.stride() == (3, 1) and y.untyped_storage().nbytes() == 44
+        assert y.flatten()[:4].tolist() == [2.0, 3.0, 4.0, 5.0]
+    assert tt.zeros(2).resize_(4).tolist() == [0.0, 0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("case", [
+    lambda lib: lib.ones(2, requires_grad=True).resize_(3),
+    lambda lib: lib.ones(2).resize_(-1),
+    lambda lib: lib.ones(2).resize_(2 ** 40, 2 ** 40),
+    lambda lib: lib.ones(2).resize_(2, memory_format=lib.channels_last),
+    lambda lib: lib.ones(2).resize_as_(lib.ones(2, 3, requires_grad=True)).shape,
+    lambda lib: lib.zeros(2 ** 40, 2 ** 40, out=lib.empty(0)),
+    lambda lib: lib.full((2 ** 40, 2 ** 40), 1.0, out=lib.empty(0)),
+    lambda lib: lib.empty_strided((2 ** 40, 2 ** 40), (1, 1), device="meta"),
+    lambda lib: lib.empty_strided((2 ** 62, 4), (1, 1), device="meta"),
+    lambda lib: tuple(lib.empty_strided((2, 3), (-1, 1), device="meta").stride()),
+    lambda lib: lib.empty_strided((2, 3), (-5, -5), device="meta").untyped_storage().nbytes(),
+    lambda lib: lib.empty_strided((2, 3), (-1, 1)),
+])
+def test_resize_and_size_errors_like_torch(case):
+    check(lambda lib: case(lib))

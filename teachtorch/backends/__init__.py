@@ -93,7 +93,11 @@ def empty(sizes, dtype, device, strides=None):
             compute_storage_nbytes_contiguous(sizes, dtype.itemsize)   # raises PyTorch's overflow error
     else:
         check_size_nonnegative(sizes)
-        nbytes = compute_storage_nbytes(sizes, strides, dtype.itemsize)
+        if device.type == "meta" and len(sizes) == len(strides):
+            # PyTorch's meta kernel sizes the storage in plain signed arithmetic, unchecked (it has no bytes)
+            nbytes = 0 if 0 in sizes else dtype.itemsize * (1 + sum(st * (n - 1) for n, st in zip(sizes, strides)))
+        else:
+            nbytes = compute_storage_nbytes(sizes, strides, dtype.itemsize)
         strides = stored_strides(sizes, strides)   # a negative stride that passed is replaced, as in PyTorch
         check_numel(sizes)
     storage = STORAGE_TYPES[device.type](nbytes, device=device)

@@ -68,7 +68,7 @@ class OpOverload:
         self.nargs = len(schema.arguments)
         # (position, is_list) of every Tensor, Tensor? and Tensor[] argument: where key sets come from
         self.tensor_args = tuple((i, a.type.endswith("[]")) for i, a in enumerate(schema.arguments) if a.is_tensor)
-        self.int_args = schema.int_positions   # checked to fit in int64 on every call from Python
+        self.int_args = schema.int_positions   # Python numbers checked on every call from Python
         self._compute_table()
 
     # ---- calling ----------------------------------------------------------------------------------------
@@ -77,7 +77,7 @@ class OpOverload:
         if kwargs or len(args) != self.nargs:
             args = self.schema.bind(args, kwargs, self.schema.name)
         if self.int_args:
-            self.schema.check_int64(args, self.int_args)
+            args = self.schema.check_int64(args, self.int_args)
         return call(self, args)
 
     def __repr__(self):

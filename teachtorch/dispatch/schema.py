@@ -29,6 +29,14 @@ def unpack_int64(value):
     return value
 
 
+def check_scalar_int(value):
+    """A Python int given as a Scalar (or as a number for a Tensor, `x * 2`) is an int64 or, failing that, a
+    uint64 in C++ (python_arg_parser.cpp): outside [-2**63, 2**64) it is PyTorch's OverflowError."""
+    if not INT64_MIN <= value < 1 << 64:
+        raise OverflowError("can't convert negative int to unsigned" if value < 0 else "int too big to convert")
+    return value
+
+
 @dataclass
 class Argument:
     name: str
@@ -86,24 +94,69 @@ class FunctionSchema:
 
     @property
     def int_positions(self):
-        """(position, is_list) of every int argument: the ones `check_int64` looks at."""
-        return tuple((i, "[" in a.type) for i, a in enumerate(self.arguments) if a.is_int)
+        """(position, kind) of the arguments `check_int64` looks at: "int" and "int[]" (int, SymInt, their lists
+        and optionals), and "number" for a Scalar or a Tensor after `self`, which may be given a Python number
+        (`x * 2`)."""
+        kinds = []
+        for i, a in enumerate(self.arguments):
+            if a.is_int:
+                kinds.append((i, ("int[]" if "[" in a.type else "int") + ("?" if a.type.endswith("?") else "")))
+            elif a.type.startswith("Scalar") or (i > 0 and a.type in ("Tensor", "Tensor?")):
+                kinds.append((i, "number"))
+        return tuple(kinds)
 
     def check_int64(self, args, positions):
-        """Refuse Python ints that do not fit in int64, as PyTorch's argument parser does when it unpacks them
-        (THPUtils_unpackLong): a lone int raises ValueError, an element of a list a TypeError naming the
-        argument and the element's position. Without this, `x.tril(10**20)` would quietly mean "everything".
+        """Check Python numbers as PyTorch's argument parser does when it unpacks them (python_arg_parser.cpp).
+
+        * An `int` argument takes an int (not a bool), a NumPy integer or an integer tensor of one element; a
+          Python int must fit in int64 (THPUtils_unpackLong): a lone int raises ValueError, an element of a list
+          a TypeError naming the argument and the element's position. Without this, `x.tril(10**20)` would
+          quietly mean "everything" and `x.tril(1.5)` round.
+        * A Scalar (or a number given for a Tensor) is an int64 or, failing that, a uint64 in C++: a Python int
+          outside [-2**63, 2**64) raises OverflowError, as PyLong_AsUnsignedLongLong does.
+
+        Returns `args`, with an integer tensor given for an int replaced by its value.
         """
-        for i, is_list in positions:
+        for i, kind in positions:
             value = args[i]
-            if is_list and isinstance(value, (list, tuple)):
+            if type(value) is int:
+                if kind == "number":
+                    check_scalar_int(value)
+                elif not INT64_MIN <= value <= INT64_MAX:
+                    raise ValueError("Overflow when unpacking long long")
+            elif kind == "number" or (value is None and kind[-1] == "?"):
+                continue
+            elif kind.startswith("int[]") and isinstance(value, (list, tuple)):
                 for pos, v in enumerate(value):
                     if isinstance(v, int) and not INT64_MIN <= v <= INT64_MAX:
                         raise TypeError(
                             f"{self.name}(): argument '{self.arguments[i].name}' failed to unpack the "
                             f"object at pos {pos + 1} with error \"Overflow when unpacking long long\"")
-            elif isinstance(value, int) and not INT64_MIN <= value <= INT64_MAX:
-                raise ValueError("Overflow when unpacking long long")
+                    if isinstance(v, (float, complex, str, bool)):
+                        raise TypeError(f"{self.name}(): argument '{self.arguments[i].name}' must be tuple of "
+                                        f"ints, but found element of type {type(v).__name__} at pos {pos}")
+            elif kind.startswith("int[]") and hasattr(value, "__len__") and not hasattr(value, "is_floating_point"):
+                continue                              # a NumPy array of sizes: read where used
+            else:
+                converted = self._as_int(i, value, "tuple of ints" if kind.startswith("int[]") else "int")
+                if converted is not value:
+                    args = args[:i] + (converted,) + args[i + 1:]
+        return args
+
+    def _as_int(self, i, value, expected):
+        """A non-int value given for int argument `i`: a NumPy integer passes, an integer tensor of one element
+        becomes its value, anything else (a float, a bool, a string) is PyTorch's TypeError."""
+        type_name = type(value).__name__
+        if type(value).__module__ not in ("builtins", None):
+            type_name = f"{type(value).__module__}.{type_name}"
+        if hasattr(value, "is_floating_point") and hasattr(value, "item"):      # a Tensor (this layer is below it)
+            if value.numel() == 1 and not value.is_floating_point() and not value.is_complex() \
+                    and str(value.dtype) != "torch.bool":
+                return int(value.item())
+            type_name = "Tensor"
+        elif hasattr(value, "__index__") and not isinstance(value, bool):
+            return value
+        raise TypeError(f"{self.name}(): argument '{self.arguments[i].name}' must be {expected}, not {type_name}")
 
     def bind(self, args, kwargs, op_name=None):
         """Normalise a call to a tuple with every argument in schema order, defaults filled in."""

@@ -30,7 +30,7 @@ from .. import _dtype
 from .._dtype import checked_convert
 from .._device import as_device, default_device
 from .._dispatch_key import DispatchKey
-from .._strides import INT64_MAX, INT64_MIN, channels_last_strides
+from .._strides import INT64_MAX, INT64_MIN, channels_last_strides, check_numel
 from .._tensor import Tensor
 from .._tensor import typename as _type_name   # the parser's name for a type: float, Tensor, numpy.ndarray
 from ..autograd.grad_mode import is_grad_enabled
@@ -211,6 +211,8 @@ def _factory_out(schema, kernel):
 
     def out_kernel(ks, *args):
         *args, out = args
+        if args and isinstance(args[0], (tuple, list)) and all(n >= 0 for n in args[0]):
+            check_numel(args[0])     # PyTorch resizes `out` first: its element count must fit in an int64
         result = kernel(ks, *args, out.dtype, out.device)
         data = None if result._storage._data is None else result._data()
         return write_out(out, data, result.dtype, result._sizes)

@@ -172,6 +172,8 @@ def value_to_tensor(self, value):
     if isinstance(value, Tensor):
         return value
     if isinstance(value, (bool, int, float, np.integer)):
+        if type(value) is int:
+            unpack_int64(value)          # valueToTensor unpacks a Python int as an int64 (THPUtils_unpackLong)
         from .factories import fill_value
         from .tensor_new import tensor
         # scalarToTensor fills a one-element tensor, so float16 takes fill_'s unchecked fast path (1e6 is inf)

@@ -27,6 +27,7 @@ from .._dtype import (
 )
 from .._tensor import Tensor
 from ..dispatch.dispatcher import call
+from ..dispatch.schema import check_scalar_int
 from ..kernels.pointwise import ALWAYS_BOOL, DEFAULT, INT_TO_FLOAT, pointwise_kernels  # noqa: F401
 from ._define import bind_method, define, inplace_schema, out_schema, register_kernel
 
@@ -98,6 +99,8 @@ def as_operand(x):
     if isinstance(x, np.ndarray):
         from .tensor_new import as_tensor
         return as_tensor(x)
+    if type(x) is int:
+        check_scalar_int(x)
     return x
 
 
@@ -120,6 +123,8 @@ def check_operands(op, name, args, n, numbers, n_positional, method=False):
     args = list(args)
     for i in range(n):
         args[i] = as_operand(args[i])
+    if op.int_args and op.int_args[-1][0] >= n:   # Scalars and ints after the operands (alpha=, value=, decimals=)
+        args = list(op.schema.check_int64(tuple(args), op.int_args))
     operands = args[:n]
     kinds = [isinstance(a, Tensor) for a in operands]
     if all(kinds):
@@ -335,7 +340,7 @@ def operand_or_none(other, arrays=False):
     exception (`arrays=True`): PyTorch compares with the array as a tensor.
     """
     if type(other) in _NUMBER_TYPES or isinstance(other, (Tensor, int, float)):
-        return other
+        return check_scalar_int(other) if type(other) is int else other
     if isinstance(other, (np.generic, np.ndarray) if arrays else np.generic) and other.dtype.kind in "biuf":
         return as_operand(other)
     return None

@@ -18,6 +18,7 @@ shows the pieces:
 shapes, and the inputs' dtypes are promoted (`cat([int, float])` is float).
 """
 
+import operator
 import warnings
 
 from .._strides import normalize_dim
@@ -42,8 +43,13 @@ def _int_list(value):
     if isinstance(value, (list, tuple)):
         if len(value) == 1 and isinstance(value[0], (list, tuple)):
             value = value[0]
-        return [int(v) for v in value]
-    return [int(value)]
+        return [_index(v) for v in value]
+    return [_index(value)]
+
+
+def _index(value):
+    """An int-like value as an int; anything else (1.5) is left for the schema check to refuse, not truncated."""
+    return operator.index(value) if hasattr(value, "__index__") and not isinstance(value, bool) else value
 
 
 # ---- cat / stack ----------------------------------------------------------------------------------------------

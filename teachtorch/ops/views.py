@@ -282,8 +282,15 @@ def movedim_kernel(self, source, destination):
 
 def movedim(self, source, destination):
     # movedim.int (a lone int, unpacked as an int) or movedim.intlist
-    as_list = (lambda x: list(x) if isinstance(x, (list, tuple)) else [unpack_int64(x)])
-    return movedim_kernel(self, as_list(source), as_list(destination))
+    return movedim_kernel(self, _int_or_ints("source", source), _int_or_ints("destination", destination))
+
+
+def _int_or_ints(name, x):
+    if isinstance(x, (list, tuple)):
+        return list(x)
+    if isinstance(x, bool) or not hasattr(x, "__index__") or (isinstance(x, Tensor) and x.numel() != 1):
+        raise TypeError(f"movedim(): argument '{name}' must be int or tuple of ints, not {type(x).__name__}")
+    return [unpack_int64(x.__index__())]
 
 
 moveaxis = movedim
