@@ -118,6 +118,9 @@ def _serialize(obj):
     blobs = [_storage_bytes(storage, dtype) for storage, dtype in encoder.storages]
     table = [{"nbytes": len(blob), "dtype": dtype.name, "crc32": zlib.crc32(blob), "device": str(storage.device)}
              for (storage, dtype), blob in zip(encoder.storages, blobs)]
+    for entry, (storage, _) in zip(table, encoder.storages):
+        if isinstance(storage, _ArrayBytes):
+            entry["ndarray"] = True              # a NumPy array's bytes: they stay on the cpu, whatever map_location
     header = json.dumps({"storages": table, "object": tree}, allow_nan=False, separators=(",", ":")).encode("utf-8")
     if len(header) > _MAX_HEADER:
         raise RuntimeError(f"teachtorch.save: the object's description takes {len(header)} bytes, more than the "
@@ -182,6 +185,13 @@ class _Encoder:
             kind = "OrderedDict" if isinstance(obj, collections.OrderedDict) else "dict"
             self.numbered(obj)
             return {kind: [[self.encode(k), self.encode(v)] for k, v in obj.items()]}
+        if isinstance(obj, np.ndarray):
+            node = {"ndarray": self.encode_array(obj)}
+            self.numbered(obj)
+            return node
+        if isinstance(obj, np.generic):
+            return {"npscalar": [_array_dtype(obj.dtype), base64.b64encode(_little_endian(np.asarray(obj))
+                                                                           .tobytes()).decode("ascii")]}
         if isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType)):
             return {"global": _global_name(obj)}
         state = _instance_state(obj)
@@ -193,6 +203,15 @@ class _Encoder:
         module, qualname = _global_name(type(obj))
         self.numbered(obj)                              # before its attributes, which may point back at it
         return {"object": [module, qualname, self.encode(state[0])]}
+
+    def encode_array(self, array):
+        """A NumPy array: its bytes are saved as a storage of their own (as torch.save pickles them, by value:
+        a view saves only what it shows)."""
+        dtype = _array_dtype(array.dtype)
+        # Fortran order is kept, as NumPy's pickling keeps it: a transposed array loads transposed
+        order = "F" if array.flags.f_contiguous and not array.flags.c_contiguous else "C"
+        self.storages.append((_ArrayBytes(_little_endian(array, order)), _dtype.uint8))
+        return {"storage": len(self.storages) - 1, "dtype": dtype, "shape": list(array.shape), "order": order}
 
     def encode_tensor(self, t):
         storage = t.untyped_storage()
@@ -206,6 +225,24 @@ class _Encoder:
             raise RuntimeError("Cannot save multiple tensors or storages that view the same data as different types")
         return {"storage": self.storage_index[id(storage)], "dtype": t.dtype.name, "offset": t.storage_offset(),
                 "size": list(t.shape), "stride": list(t.stride()), "requires_grad": t.requires_grad}
+
+
+def _array_dtype(dtype):
+    """A NumPy dtype as a string (`"<f8"`, `"<U5"`), if its items are plain bytes (not Python objects)."""
+    if dtype.kind not in "biufcSU" or dtype.fields is not None or dtype.subdtype is not None:
+        raise TypeError(f"teachtorch.save cannot save a NumPy array of dtype {dtype}: only numbers, bools and "
+                        f"fixed-size strings")
+    return _little_endian_dtype(dtype).str
+
+
+def _little_endian_dtype(dtype):
+    return dtype.newbyteorder("<") if dtype.byteorder == ">" or (dtype.byteorder == "=" and sys.byteorder == "big") \
+        else dtype
+
+
+def _little_endian(array, order="C"):
+    """A little-endian copy of `array` contiguous in `order` (or the array itself when it is one already)."""
+    return np.asarray(array, dtype=_little_endian_dtype(array.dtype), order=order)
 
 
 def _global_name(obj):
@@ -241,10 +278,23 @@ def _instance_state(obj):
     return (state,)
 
 
+class _ArrayBytes:
+    """The bytes of a NumPy array, standing in for a storage in the encoder's list."""
+    device = device("cpu")
+
+    def __init__(self, array):
+        self.array = array
+
+    def bytes(self):
+        return self.array.reshape(-1, order="A").view(np.uint8)
+
+
 def _storage_bytes(storage, dtype):
     """All bytes of `storage` as a flat uint8 array, little-endian: on a little-endian cpu the storage's own
     bytes (no copy), swapped into a copy only on a big-endian machine (as `dtype`)."""
     raw = storage.bytes()
+    if isinstance(storage, _ArrayBytes):
+        return raw
     if storage.device.type != "cpu":      # a GPU storage is copied to the host first (PyTorch does the same)
         raw = storage.to_host(raw)
     if sys.byteorder == "little" or dtype.itemsize == 1 or raw.size % dtype.itemsize:
@@ -398,7 +448,8 @@ def _check_storage_table(table, map_location):
         if not isinstance(saved, str) or not _DEVICE_TAG.fullmatch(saved):
             raise ValueError(f"storage {i}: don't know how to restore data location of torch.storage.UntypedStorage "
                              f"(tagged with {saved!r})")
-        checked.append((nbytes, dtype, crc, _target_device(saved, map_location)))
+        array = entry.get("ndarray", False) is True
+        checked.append((nbytes, dtype, crc, device("cpu") if array else _target_device(saved, map_location)))
     return checked
 
 
@@ -517,11 +568,41 @@ class _Decoder:
             result = _decode_tensor(value, self.storages, kind == "parameter")
             self.built.append(result)
             return result
+        if kind == "ndarray":
+            return self.decode_array(value)
+        if kind == "npscalar":
+            dtype, data = value
+            dtype = _np_dtype(dtype)
+            for module, name in (("numpy._core.multiarray", "scalar"), ("numpy", "dtype"),
+                                 (type(dtype).__module__, type(dtype).__qualname__)):
+                self.find_global(module, name)               # what torch.load must be allowed to call
+            return np.frombuffer(base64.b64decode(data.encode("ascii"), validate=True), dtype=dtype)[0]
         if kind == "global":
             return self.find_global(*_qualified_name(value))
         if kind == "object":
             return self.decode_object(value)
         raise ValueError(f"unknown entry type {kind!r}")
+
+    def decode_array(self, entry):
+        """A NumPy array over the bytes of its storage (the loaded buffer itself: no copy)."""
+        index, dtype, shape = entry["storage"], _np_dtype(entry["dtype"]), entry["shape"]
+        order = entry.get("order", "C")
+        for module, name in (("numpy._core.multiarray", "_reconstruct"), ("numpy", "ndarray"), ("numpy", "dtype"),
+                             (type(dtype).__module__, type(dtype).__qualname__)):
+            self.find_global(module, name)                   # the globals torch.load must be allowed to use
+        if order not in ("C", "F"):
+            raise ValueError(f"array order {order!r} is not 'C' or 'F'")
+        if not _is_int(index) or not 0 <= index < len(self.storages):
+            raise ValueError(f"storage index {index!r} is not one of the file's {len(self.storages)} storages")
+        if not isinstance(shape, list) or not all(_is_int(n) and n >= 0 for n in shape):
+            raise ValueError(f"bad array shape {shape!r}")
+        check_numel(shape)
+        buffer = self.storages[index]._data
+        if buffer is None or buffer.nbytes != math.prod(shape) * dtype.itemsize:
+            raise ValueError(f"an array of shape {shape} and dtype {dtype} does not fill its storage")
+        result = buffer.view(np.uint8).view(dtype).reshape(shape, order=order)
+        self.built.append(result)
+        return result
 
     def decode_object(self, value):
         """An instance, made as pickle makes one: `cls.__new__(cls)`, then its state set (`__setstate__` if the
@@ -543,6 +624,13 @@ class _Decoder:
 
 
 _BUILD = {"tuple": tuple, "Size": Size, "set": set, "frozenset": frozenset}
+
+
+def _np_dtype(text):
+    dtype = np.dtype(text) if isinstance(text, str) else None
+    if dtype is None or dtype.kind not in "biufcSU" or dtype.fields is not None or dtype.subdtype is not None:
+        raise ValueError(f"{text!r} is not a NumPy dtype of numbers or fixed-size strings")
+    return dtype
 
 
 def _qualified_name(value):

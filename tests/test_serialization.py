@@ -215,8 +215,8 @@ def test_unsupported_objects_raise_type_error(tmp_path):
     target = tmp_path / "x.tt"
     save({"ok": 1}, target)
     before = target.read_bytes()
-    for bad in [(i for i in range(2)), np.ones(2), threading.Lock(), collections.defaultdict(list)]:
-        with pytest.raises(TypeError, match="teachtorch.save cannot save an object of type"):
+    for bad in [(i for i in range(2)), np.array([{}], dtype=object), threading.Lock(), collections.defaultdict(list)]:
+        with pytest.raises(TypeError, match="teachtorch.save cannot save (an object of type|a NumPy array of dtype)"):
             save({"x": [tt.ones(1), bad]}, target)
     assert target.read_bytes() == before
     assert os.listdir(tmp_path) == ["x.tt"]
@@ -1072,3 +1072,72 @@ def test_load_signature_like_torch():
     save([2], buf := io.BytesIO(), pickle, 2)
     buf.seek(0)
     assert load(buf) == [2]
+
+
+# ---- NumPy arrays and scalars (pytorch/examples' time_sequence_prediction saves one) ----------------------------
+
+_NUMPY_GLOBALS = [np._core.multiarray._reconstruct, np.ndarray, np.dtype, np._core.multiarray.scalar] + [
+    type(np.dtype(d)) for d in ("f8", "f4", "i2", "i4", "i8", "U2", "?", "c16")] + [bytes]   # torch's scalars
+
+
+def test_numpy_arrays_need_the_allow_list_like_torch():
+    """torch.save pickles a NumPy array; torch.load(weights_only=True) refuses its rebuild function."""
+    for lib in (tt, torch):
+        with pytest.raises(pickle.UnpicklingError, match="GLOBAL numpy._core.multiarray._reconstruct was not"):
+            lib.load(_saved(lib, np.arange(3.0)))
+        with lib.serialization.safe_globals(_NUMPY_GLOBALS[:1]):
+            with pytest.raises(pickle.UnpicklingError, match="GLOBAL numpy.ndarray was not"):
+                lib.load(_saved(lib, np.arange(3.0)))
+        with pytest.raises(pickle.UnpicklingError, match="GLOBAL numpy._core.multiarray.scalar was not"):
+            lib.load(_saved(lib, np.float32(2.5)))
+
+
+@pytest.mark.parametrize("how", ["weights_only=False", "safe_globals"])
+def test_numpy_arrays_and_scalars_round_trip_like_torch(how):
+    def make():
+        base = np.arange(24.0).reshape(2, 3, 4)
+        shared = np.arange(3, dtype=np.int16)
+        return [base, base.transpose(2, 0, 1)[:, ::2], np.array(7, dtype=">i4"), np.array(["ab", "c"]),
+                np.array([True, False]), np.zeros((0, 3), np.float32), np.array([1 + 2j]), shared, shared,
+                np.int64(3), np.float32(2.5), np.bool_(True)]
+    loaded = {}
+    for lib in (tt, torch):
+        buf = _saved(lib, make())
+        if how == "weights_only=False":
+            loaded[lib] = lib.load(buf, weights_only=False)
+        else:
+            with lib.serialization.safe_globals(_NUMPY_GLOBALS):
+                loaded[lib] = lib.load(buf)
+    ours, theirs = loaded[tt], loaded[torch]
+    assert ours[7] is ours[8] and theirs[7] is theirs[8]
+    for a, b in zip(ours, theirs):
+        assert type(a) is type(b) and a.dtype.newbyteorder("=") == b.dtype.newbyteorder("=") and a.shape == b.shape
+        np.testing.assert_array_equal(a, b)
+        if isinstance(a, np.ndarray):
+            assert a.flags.writeable and a.flags.c_contiguous == b.flags.c_contiguous
+
+
+def test_numpy_arrays_stay_on_the_cpu_with_map_location():
+    loaded = load(_saved(tt, {"a": np.ones(2), "t": tt.ones(2)}), map_location="meta", weights_only=False)
+    assert type(loaded["a"]) is np.ndarray and loaded["t"].device == tt.device("meta")
+
+
+def test_numpy_arrays_of_python_objects_are_refused(tmp_path):
+    with pytest.raises(TypeError, match="cannot save a NumPy array of dtype object"):
+        save([np.array([{}, 1], dtype=object)], tmp_path / "x.tt")
+    assert not (tmp_path / "x.tt").exists()
+
+
+@pytest.mark.parametrize("entry, message", [
+    ({"ndarray": {"storage": 0, "dtype": "O", "shape": [1]}}, "not a NumPy dtype"),
+    ({"ndarray": {"storage": 5, "dtype": "<f8", "shape": [1]}}, "not one of the file's"),
+    ({"ndarray": {"storage": 0, "dtype": "<f8", "shape": [-1]}}, "bad array shape"),
+    ({"ndarray": {"storage": 0, "dtype": "<f8", "shape": [3]}}, "does not fill its storage"),
+])
+def test_crafted_array_entries_are_refused(entry, message):
+    blob = np.zeros(2).tobytes()
+    body = json.dumps({"storages": [{"nbytes": len(blob), "dtype": "uint8", "crc32": zlib.crc32(blob),
+                                     "device": "cpu", "ndarray": True}], "object": entry}).encode()
+    raw = serialization.MAGIC + struct.pack("<IQI", 1, len(body), zlib.crc32(body)) + body + blob
+    with pytest.raises(CheckpointError, match=message):
+        load(io.BytesIO(raw), weights_only=False)
