@@ -1008,3 +1008,23 @@ def test_regression_write_into_empty_view():
     # requiring a storage size of 16 are out of bounds for storage of size 0".
     run_program([("leaf", (3, 4), "contiguous", 0, True), ("narrow", "t0", 0, 3, 0), ("clone", "t1"),
                  ("const", (1,), 0), ("setitem", "t2", (("ellipsis",), ("int", 2)), "t3")], terms=["t2"])
+
+
+def _multi_output_of_no_grad_view(lib, multi, leaf_requires_grad):
+    x = lib.ones(3, 3, requires_grad=leaf_requires_grad)
+    with lib.no_grad():
+        v = x[0:2]
+    outputs = {"unbind": lambda: v.unbind(0), "split": lambda: v.split(1), "chunk": lambda: v.chunk(2)}[multi]()
+    outputs[0].add_(lib.ones(3, requires_grad=True))
+
+
+@pytest.mark.parametrize("multi", ["unbind", "split", "chunk"])
+@pytest.mark.parametrize("leaf_requires_grad", [True, False])
+def test_regression_multi_output_view_of_a_no_grad_view(multi, leaf_requires_grad):
+    # propagate_creation_meta: the new view's own reason (MULTI_OUTPUT_NODE) wins over the inherited
+    # NO_GRAD_MODE, so torch says "... is the output of a function that returns multiple views"
+    with pytest.raises(RuntimeError) as theirs:
+        _multi_output_of_no_grad_view(torch, multi, leaf_requires_grad)
+    with pytest.raises(RuntimeError) as ours:
+        _multi_output_of_no_grad_view(tt, multi, leaf_requires_grad)
+    assert str(ours.value) == str(theirs.value)

@@ -151,14 +151,16 @@ def _view_creation_meta(op, out, args):
     src = args[0] if args and isinstance(args[0], Tensor) and args[0]._base is not None else None
     inherited = variable.DEFAULT if src is None else src.__dict__.get("_creation_meta", variable.DEFAULT)
     if _GradMode.inference:
-        meta = variable.INFERENCE_MODE
+        new = variable.INFERENCE_MODE
     elif not _GradMode.enabled:
-        meta = variable.NO_GRAD_MODE
-    elif inherited != variable.DEFAULT:
-        meta = inherited
+        new = variable.NO_GRAD_MODE
     elif multi:
-        meta = variable.MULTI_OUTPUT_NODE
+        new = variable.MULTI_OUTPUT_NODE
     else:
+        new = variable.DEFAULT
+    # propagate_creation_meta: the new view's own reason wins, except over INFERENCE_MODE, the most restrictive
+    meta = inherited if new == variable.DEFAULT or inherited == variable.INFERENCE_MODE else new
+    if meta == variable.DEFAULT:
         return
     for t in outs:
         if isinstance(t, Tensor) and t._base is not None:
