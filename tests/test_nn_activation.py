@@ -237,3 +237,19 @@ def test_inplace_modules(make):
     make = INPLACE_MODULES[make]
     check_module(make, rand(3, 4, layout="permuted", low=-5, high=5), forward=lambda m, x: m(x * 1))
     assert repr(make(tt.nn)) == repr(make(torch.nn))
+
+
+@pytest.mark.parametrize("name, expected", [("elu", 1.0), ("celu", 0.5),
+                                            ("selu", 1.0507009873554805 * 1.6732632423543772)])
+def test_elu_deviation_second_derivative_at_zero(name, expected):
+    """At exactly 0: ours is alpha * input_scale**2 * scale (the limit from the left), PyTorch's 0 (its double
+    backward masks with x < 0, its backward with x <= 0). Elsewhere they agree (test_gradients_*)."""
+    kwargs = {"alpha": 2.0} if name == "celu" else {}
+    got = {}
+    for lib in (tt, torch):
+        x = lib.tensor([0.0], dtype=lib.float64, requires_grad=True)
+        (g,) = lib.autograd.grad(getattr(lib.nn.functional, name)(x, **kwargs).sum(), x, create_graph=True)
+        (gg,) = lib.autograd.grad(g.sum(), x)
+        got[lib] = (g.item(), gg.item())
+    assert got[tt][0] == pytest.approx(got[torch][0])              # first derivatives agree
+    assert got[torch][1] == 0.0 and got[tt][1] == pytest.approx(expected)
