@@ -43,7 +43,6 @@ ALIAS_KEYS = (CompositeExplicitAutograd, CompositeImplicitAutograd, Autograd)
 
 BACKEND_KEYS = (DispatchKey.CPU, DispatchKey.CUDA, DispatchKey.Meta)
 AUTOGRAD_KEYS = (DispatchKey.AutogradCPU, DispatchKey.AutogradCUDA, DispatchKey.AutogradMeta)
-AUTOGRAD_KEY_OF_BACKEND = dict(zip(BACKEND_KEYS, AUTOGRAD_KEYS))
 BACKEND_OF_AUTOGRAD_KEY = dict(zip(AUTOGRAD_KEYS, BACKEND_KEYS))
 
 

@@ -86,12 +86,8 @@ class Tensor:
     # our operators refuse NumPy arrays (ops/pointwise.py `operand_or_none`), so it ends in a TypeError.
     __array_priority__ = 1000
 
-    def __new__(cls, *args, **kwargs):
-        if args or kwargs:
-            # `teachtorch.Tensor([1, 2])` builds a float tensor of the default dtype, as torch.Tensor does.
-            from .ops.tensor_new import tensor as _tensor_factory
-            return _tensor_factory(*args, dtype=_dtype.get_default_dtype(), **kwargs)
-        return object.__new__(cls)
+    # `Tensor([1, 2])` (the legacy constructor), `__array_wrap__` and pickling build tensors from data, which is
+    # the ops layer's job: ops/tensor_new.py and ops/factories.py bind them onto this class.
 
     @classmethod
     def _make(cls, storage, offset, sizes, strides, dtype, array=None):
@@ -225,9 +221,6 @@ class Tensor:
     def _version(self):
         return self._vc.value
 
-    def _is_view(self):
-        return self._base is not None
-
     # ---- autograd fields ----------------------------------------------------------------------------------
     # `requires_grad`, `grad`, `grad_fn`, `is_leaf`, `backward`, hooks: defined in autograd/tensor_methods.py,
     # next to the engine that gives them meaning.
@@ -256,15 +249,6 @@ class Tensor:
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         a = self.cpu()._data()
         return a if dtype is None else a.astype(dtype, copy=False)
-
-    def __array_wrap__(self, array, context=None, return_scalar=False):
-        # A NumPy function of a tensor (`np.sin(t)`, or `t + ndarray`, which Python hands to NumPy) gives its
-        # result back as a tensor over the array, as PyTorch's `__array_wrap__` does: bool arrays become uint8
-        # there (a workaround kept from before PyTorch had a bool dtype), and so here.
-        import numpy as np
-        from .ops.tensor_new import from_numpy
-        array = np.asarray(array)
-        return from_numpy(array.astype(np.uint8) if array.dtype == np.bool_ else array)
 
     def item(self):
         if self.numel() != 1:
@@ -383,11 +367,6 @@ class Tensor:
             if name == "_requires_grad" or name == "_grad" or not name.startswith("_"):
                 setattr(new, name, copy.deepcopy(value, memo))   # requires_grad, .grad, Buffer's persistent
         return new
-
-    def __reduce_ex__(self, protocol):
-        # Pickle by value (elements, dtype, device); views are saved as their own elements.
-        from .ops.factories import _rebuild
-        return (_rebuild, (self.tolist(), self.dtype.name, str(self.device), self.requires_grad))
 
     def __dir__(self):
         return sorted(set(object.__dir__(self)))

@@ -27,6 +27,7 @@ from .grad_mode import (
 from .node import Node
 from . import tensor_methods as _tensor_methods  # noqa: F401  (Tensor.backward, .grad, hooks, ...)
 from . import variable_type as _variable_type  # noqa: F401  (the Autograd-key fallback kernel)
+from . import inplace_views as _inplace_views  # noqa: F401  (x.squeeze_(), x.t_(), ...: Tensor methods only)
 
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad", "enable_grad",

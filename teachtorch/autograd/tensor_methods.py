@@ -70,7 +70,7 @@ def _set_grad(self, g):
         if g.dtype is not self.dtype:
             raise RuntimeError(
                 f"attempting to assign a gradient with dtype '{_c_name(g.dtype)}' to a tensor with grad_dtype "
-                f"'{_type_name(self.dtype)}'. The gradient must match the tensor's grad_dtype (defaults to the "
+                f"'{_legacy_type_name(self.dtype)}'. The gradient must match the tensor's grad_dtype (defaults to the "
                 "tensor's dtype). You can set the tensor's grad_dtype attribute with a specific dtype, or None to "
                 "allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its gradient "
                 "may break downstream systems that assume they match.")
@@ -95,7 +95,7 @@ def _c_name(dtype):
     return TYPEMETA_NAMES[dtype.name]
 
 
-def _type_name(dtype):
+def _legacy_type_name(dtype):
     return {"float16": "Half", "float32": "Float", "float64": "Double"}.get(dtype.name, dtype.name)
 
 

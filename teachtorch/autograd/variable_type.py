@@ -30,7 +30,7 @@ from .._dispatch_key import AFTER_AUTOGRAD, Autograd
 from .._tensor import Tensor
 from ..dispatch import dispatcher
 from ..dispatch.dispatcher import impl, redispatch
-from ..dispatch.inplace_or_view import redispatch_below
+from ..dispatch.inplace_or_view import redispatch_below_ad_inplace_or_view
 from . import variable
 from .derivative import derived_value
 from .grad_mode import _GradMode
@@ -54,12 +54,6 @@ def any_requires_grad(args, positions):
         elif isinstance(a, Tensor) and (a._requires_grad or (a._base is not None and a._base._requires_grad)):
             return True
     return False
-
-
-def below_autograd(op, ks, args):
-    """Run the op's lower layers with autograd switched off for any op they call in turn
-    (PyTorch's AutoDispatchBelowADInplaceOrView guard around the redispatch)."""
-    return redispatch_below(op, ks & AFTER_AUTOGRAD, args)
 
 
 def _outputs(out):
@@ -115,7 +109,7 @@ def record(op, formula, ks, args, inplace):
             saved[name] = v
     node = formula.make_node(edges, saved, slots)
     # 3. Run the op below autograd.
-    out = below_autograd(op, ks, args)
+    out = redispatch_below_ad_inplace_or_view(op, ks & AFTER_AUTOGRAD, args)
     # 4. Link the outputs to the node, and save the outputs the formulas read (without a reference cycle).
     if inplace:
         variable.rebase_history(args[0], node)
@@ -257,7 +251,7 @@ def autograd_fallback(op, ks, *args):
         mutated = schema.mutable_positions
         if mutated:
             variable.check_inplace(args[mutated[0]], True)
-        out = below_autograd(op, ks, args)
+        out = redispatch_below_ad_inplace_or_view(op, ks & AFTER_AUTOGRAD, args)
         if op.name in _NON_DIFFERENTIABLE:
             return out
         outs = [t for t in (_outputs(out) if not mutated else [args[mutated[0]]])]

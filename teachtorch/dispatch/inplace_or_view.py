@@ -21,9 +21,10 @@ from . import dispatcher
 _ABOVE_BACKENDS = AUTOGRAD_BITS | bit(DispatchKey.ADInplaceOrView)
 
 
-def redispatch_below(op, ks, args):
+def redispatch_below_ad_inplace_or_view(op, ks, args):
     """Redispatch `op` to `ks` inside PyTorch's `at::AutoDispatchBelowADInplaceOrView` guard: the ops its
-    kernels call in turn skip autograd and this layer. The guard is a plain save, store and restore, with no
+    kernels call in turn skip autograd and this layer. Both layers above the backends use it: the Autograd
+    kernels (autograd/variable_type.py) and this layer's own kernels below. The guard is a plain save, store and restore, with no
     point between them where Ctrl-C could land (see _grad_mode.py)."""
     tls = dispatcher.tls
     saved = tls.exclude
@@ -53,7 +54,7 @@ def _kernel_for(op):
     mutated = schema.mutable_positions
     if mutated:
         def ADInplaceOrView_inplace(ks, *args):
-            out = redispatch_below(op, ks & AFTER_AD_INPLACE_OR_VIEW, args)
+            out = redispatch_below_ad_inplace_or_view(op, ks & AFTER_AD_INPLACE_OR_VIEW, args)
             for i in mutated:
                 args[i]._vc.value += 1
             return out
@@ -64,7 +65,7 @@ def _kernel_for(op):
         name = schema.name
 
         def ADInplaceOrView_view(ks, *args):
-            out = redispatch_below(op, ks & AFTER_AD_INPLACE_OR_VIEW, args)
+            out = redispatch_below_ad_inplace_or_view(op, ks & AFTER_AD_INPLACE_OR_VIEW, args)
             base = args[base_pos]
             for v in (out if isinstance(out, (tuple, list)) else (out,)):
                 as_view(base, v, name)

@@ -207,14 +207,6 @@ def _is_scalar(a):
     return not isinstance(a, Tensor) or a.dim() == 0
 
 
-def compute(fn, kind, n, args):
-    """Run the meta step, then `fn`; returns (result array, result dtype, shape, tensors, device)."""
-    operands = args[:n]
-    tensors, device, out_dtype, cdt, shape = pointwise_meta(operands, kind)
-    result = run(fn, operands, args[n:], cdt, device)
-    return result, out_dtype, shape, tensors, device
-
-
 def check_out(out, out_dtype, shape, name="output"):
     """May a result of `out_dtype` and `shape` be written into `out`? Raise PyTorch's errors if not."""
     if not can_cast(out_dtype, out.dtype):
@@ -222,7 +214,7 @@ def check_out(out, out_dtype, shape, name="output"):
             f"result type {out_dtype._ptname} can't be cast to the desired output type {out.dtype._ptname}")
 
 
-def check_inplace(self, out_dtype, shape):
+def check_inplace_shape_and_dtype(self, out_dtype, shape):
     """May an in-place op write a result of `out_dtype` and `shape` into `self`? The shape is checked first,
     as TensorIterator does (compute_shape runs before compute_types)."""
     if self._sizes != shape:
@@ -328,7 +320,7 @@ def pointwise_kernels(fn, kind=DEFAULT, n=2, check=None, late_check=None, inplac
         check_writable(self)
         check_no_partial_overlap(self, tensors)
         if inplace_check is None:
-            check_inplace(self, out_dtype, shape)
+            check_inplace_shape_and_dtype(self, out_dtype, shape)
         else:
             inplace_check(self, out_dtype, shape, operands)
         if late_check is not None:

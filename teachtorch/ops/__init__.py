@@ -6,7 +6,6 @@ Each module lists its public names in `__all__`; this file re-exports them all a
 from . import factories, range_factories, tensor_new, views, copy, indexing, pointwise, pointwise_more, reductions, linalg  # noqa: F401
 from . import indexing_advanced, shape_ops, sorting, random, conversions  # noqa: F401
 from . import ctc  # noqa: F401  (torch.ctc_loss, torch._ctc_loss)
-from . import inplace_views  # noqa: F401  (x.squeeze_(), x.t_(), ...: Tensor methods only)
 from . import resize  # noqa: F401  (x.resize_(), x.resize_as_(): Tensor methods only)
 
 _MODULES = (factories, range_factories, tensor_new, views, copy, indexing, pointwise, pointwise_more, reductions, linalg, indexing_advanced,

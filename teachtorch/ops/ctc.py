@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
+from .._tensor import typename as _type_name
 from ..backends import empty, quietly, wrap, xp_of
 from ..kernels import ctc_loss as K
 from ._define import composite_op, function, kernel_op
@@ -168,10 +169,6 @@ _SIGNATURES = (
     "int reduction = at::Reduction::Mean, bool zero_infinity = False)\n"
     " * (Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank = 0, "
     "int reduction = at::Reduction::Mean, bool zero_infinity = False)\n")
-
-
-def _type_name(v):
-    return "Tensor" if isinstance(v, Tensor) else type(v).__name__
 
 
 def _is_int_list(v):

@@ -33,7 +33,7 @@ from .._dispatch_key import DispatchKey
 from .._strides import INT64_MAX, INT64_MIN, channels_last_strides, check_numel
 from .._tensor import Tensor
 from .._tensor import typename as _type_name   # the parser's name for a type: float, Tensor, numpy.ndarray
-from ..autograd.grad_mode import is_grad_enabled
+from .._grad_mode import GradMode
 from ..backends import ARRAY_MODULES, preserve_strides, quietly, write
 from ..backends import cuda as cuda_backend
 from ..backends import empty as _empty_tensor
@@ -180,7 +180,7 @@ def check_out(fn, out, dtype):
         raise TypeError(f"{fn}(): argument 'out' must be Tensor, not {_type_name(out)}")
     if dtype is not None and dtype is not out.dtype:
         raise RuntimeError(f"dtype {dtype._ptname} does not match dtype of out parameter ({out.dtype._ptname})")
-    if out.requires_grad and is_grad_enabled():
+    if out.requires_grad and GradMode.enabled:
         raise RuntimeError(f"aten::{fn}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
 
@@ -435,6 +435,14 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
 def _rebuild(values, dtype_name, device, requires_grad):
     from .tensor_new import tensor
     return tensor(values, dtype=_dtype._lookup(dtype_name), device=device, requires_grad=requires_grad)
+
+
+def _reduce_ex(self, protocol):
+    """`pickle` and `copy` of a tensor: by value (elements, dtype, device); a view is saved as its own elements."""
+    return (_rebuild, (self.tolist(), self.dtype.name, str(self.device), self.requires_grad))
+
+
+Tensor.__reduce_ex__ = _reduce_ex
 
 
 __all__ = ['channels_last', 'contiguous_format', 'empty', 'empty_like', 'empty_strided', 'full', 'full_like', 'memory_format', 'ones', 'ones_like', 'preserve_format', 'scalar_tensor', 'zeros', 'zeros_like']

@@ -18,6 +18,7 @@ import numpy as np
 
 from .._strides import INT64_MAX
 from .._tensor import Tensor
+from .._tensor import typename as _type_name
 from ..dispatch.schema import unpack_int64
 from . import views
 
@@ -157,12 +158,6 @@ def _without_leading_ones(sizes):
     while i < len(sizes) and sizes[i] == 1:
         i += 1
     return tuple(sizes[i:])
-
-
-def _type_name(obj):
-    """How CPython names a type in messages (`tp_name`): `list`, `numpy.ndarray`."""
-    tp = type(obj)
-    return tp.__name__ if tp.__module__ == "builtins" else f"{tp.__module__}.{tp.__name__}"
 
 
 def value_to_tensor(self, value):

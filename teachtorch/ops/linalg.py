@@ -40,7 +40,7 @@ import warnings
 
 from .._strides import broadcast_shapes, normalize_dim
 from .._tensor import Tensor
-from ..autograd.grad_mode import is_grad_enabled
+from .._grad_mode import GradMode
 from ..dispatch.dispatcher import call
 from ..kernels import linalg as K
 from ..kernels.pointwise import resize_out
@@ -132,7 +132,7 @@ def _matmul_impl(out, tensor1, tensor2):
     if dim1 == 0 or dim2 == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {dim1}D and {dim2}D")
     has_out = out is not None
-    if has_out and (tensor1.requires_grad or tensor2.requires_grad or out.requires_grad) and is_grad_enabled():
+    if has_out and (tensor1.requires_grad or tensor2.requires_grad or out.requires_grad) and GradMode.enabled:
         raise RuntimeError("matmul(): functions with out=... arguments don't support automatic differentiation, "
                            "but one of the arguments requires grad.")
 
@@ -689,7 +689,7 @@ einsum_op = _composite_op("einsum(str equation, Tensor[] tensors, *, int[]? path
 # ---- public functions --------------------------------------------------------------------------------------------
 
 
-def _type_name(value):
+def _tp_name(value):
     """How CPython names a type in an error: `int`, `list`, `numpy.ndarray` (its tp_name)."""
     t = type(value)
     return t.__name__ if t.__module__ == "builtins" or t.__flags__ & (1 << 9) else f"{t.__module__}.{t.__name__}"
@@ -700,7 +700,7 @@ def _expect_tensors(fn_name, first_position, **args):
     for position, (name, value) in enumerate(args.items(), first_position):
         if not isinstance(value, Tensor):
             raise TypeError(f"{fn_name}(): argument '{name}' (position {position}) must be Tensor, not "
-                            f"{_type_name(value)}")
+                            f"{_tp_name(value)}")
 
 
 def matmul(input, other, *, out=None):
@@ -820,10 +820,10 @@ def einsum(*args):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         return einsum(equation, *operands[0])     # the old interface: the operands as one list
     if not isinstance(equation, str):
-        raise TypeError(f"einsum(): argument 'equation' (position 1) must be str, not {_type_name(equation)}")
+        raise TypeError(f"einsum(): argument 'equation' (position 1) must be str, not {_tp_name(equation)}")
     for i, t in enumerate(operands):
         if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 1, but got {_type_name(t)}")
+            raise TypeError(f"expected Tensor as element {i} in argument 1, but got {_tp_name(t)}")
     return call(einsum_op, (equation, list(operands), None))
 
 
@@ -855,7 +855,7 @@ def tensordot(a, b, dims=2, out=None):
     for name, position, d in (("dims_self", 3, dims_a), ("dims_other", 4, dims_b)):
         if not isinstance(d, (list, tuple)):
             raise TypeError(f"tensordot(): argument '{name}' (position {position}) must be tuple of ints, not "
-                            f"{_type_name(d)}")
+                            f"{_tp_name(d)}")
     if out is None:
         return tensordot_op(a, b, list(dims_a), list(dims_b))
     return tensordot_out_op(a, b, list(dims_a), list(dims_b), out=out)

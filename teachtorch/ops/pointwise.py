@@ -26,6 +26,7 @@ from .._dtype import (
     ALL_DTYPES, TYPEMETA_NAMES, bool_, checked_convert, float16, float32,
 )
 from .._tensor import Tensor
+from .._tensor import typename as _type_name
 from ..dispatch.dispatcher import call
 from ..dispatch.schema import check_scalar_int
 from ..kernels.pointwise import ALWAYS_BOOL, DEFAULT, INT_TO_FLOAT, pointwise_kernels  # noqa: F401
@@ -86,10 +87,6 @@ def pointwise(schema, fn, kind=DEFAULT, check=None, inplace=True, name=None, lat
 
 
 # ---- the Python binding: which arguments may be numbers ----------------------------------------------------
-
-
-def _type_name(x):
-    return "Tensor" if isinstance(x, Tensor) else type(x).__name__
 
 
 def as_operand(x):

@@ -29,7 +29,7 @@ from .._tensor import Tensor
 from ..backends import ARRAY_MODULES, empty
 from ..dispatch.dispatcher import call, define, impl
 from ..kernels import special
-from ..kernels.pointwise import ALWAYS_BOOL, DEFAULT, INT_TO_FLOAT, check_inplace, check_out, promote
+from ..kernels.pointwise import ALWAYS_BOOL, DEFAULT, INT_TO_FLOAT, check_inplace_shape_and_dtype, check_out, promote
 from ._define import bind_method, register_kernel
 from ..backends import preserve_strides
 from .pointwise import (
@@ -240,7 +240,7 @@ def _float_power_inplace_check(self, out_dtype, shape, operands):
     if self.dtype is not float64:
         raise RuntimeError(f"the base given to float_power_ has dtype {self.dtype._ptname} but the operation's "
                            "result requires dtype Double")
-    check_inplace(self, out_dtype, shape)
+    check_inplace_shape_and_dtype(self, out_dtype, shape)
 
 
 def _float_power_out_check(out, out_dtype, shape, operands):
@@ -509,7 +509,7 @@ def _clamp_inplace_check(self, out_dtype, shape, operands):
         # the number overload checks the dtype itself, and prints it as C++ does (caffe2::TypeMeta)
         raise RuntimeError(f"result type {out_dtype._ptname} can't be cast to the desired output type "
                            f"{TYPEMETA_NAME[self.dtype]}")
-    check_inplace(self, out_dtype, shape)
+    check_inplace_shape_and_dtype(self, out_dtype, shape)
 
 
 def _clamp_out_check(out, out_dtype, shape, operands):

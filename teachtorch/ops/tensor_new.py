@@ -281,3 +281,26 @@ def from_numpy(array):
 
 
 __all__ = ['as_tensor', 'from_numpy', 'tensor']
+
+
+# ---- bound onto Tensor (they build tensors from data, this layer's job) ----------------------------------------
+
+
+def _legacy_new(cls, *args, **kwargs):
+    """`teachtorch.Tensor([1, 2])` builds a float tensor of the default dtype, as `torch.Tensor(...)` does;
+    `Tensor()` with no argument is a bare object that `Tensor._make` fills in."""
+    if args or kwargs:
+        return tensor(*args, dtype=_dtype.get_default_dtype(), **kwargs)
+    return object.__new__(cls)
+
+
+def _array_wrap(self, array, context=None, return_scalar=False):
+    """A NumPy function of a tensor (`np.sin(t)`, or `t + ndarray`, which Python hands to NumPy) gives its
+    result back as a tensor over the array, as PyTorch's `__array_wrap__` does: bool arrays become uint8
+    there (a workaround kept from before PyTorch had a bool dtype), and so here."""
+    array = np.asarray(array)
+    return from_numpy(array.astype(np.uint8) if array.dtype == np.bool_ else array)
+
+
+Tensor.__new__ = staticmethod(_legacy_new)
+Tensor.__array_wrap__ = _array_wrap

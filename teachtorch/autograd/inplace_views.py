@@ -11,11 +11,12 @@ itself the transpose, still over the same storage. PyTorch (`inplace_view` ops i
   write through a view, the base's history is untouched, since no element changed.
 
 Each one is built from its out-of-place view: compute the view, then move its geometry and grad_fn onto `x`.
+(They live in autograd/ because what makes them more than a view is autograd's bookkeeping.)
 """
 
 from .._tensor import Tensor
-from ..autograd.variable import check_inplace, requires_grad
-from ._define import bind_method
+from ..ops._define import bind_method
+from .variable import check_inplace, requires_grad
 
 
 # derivatives.yaml lists the in-place overloads separately, so their nodes carry their own numbers
