@@ -373,3 +373,24 @@ def test_a_failing_backward_inside_a_trace_leaves_later_ops_in_forward():
     later = [e for e in t.events if e.index >= count]
     assert later and all(e.backward_node is None and e.backward_node_id is None for e in later)
     assert tt.is_grad_enabled()
+
+
+def test_every_hop_says_where_its_kernel_is_written():
+    """A trace's hops carry the file:line of the kernel's `def`, so each one can be opened in the source."""
+    import pathlib
+    root = pathlib.Path(__file__).resolve().parents[1]
+    a = tt.ones(3, 4, requires_grad=True)
+    with tt.dispatch.trace() as t:
+        b = (a * 2).t().sum(0)
+        b.backward(tt.ones(3))
+        c = a.detach()[1:]
+        c.add_(1)
+        tt.zeros(2).index_add_(0, tt.tensor([0]), tt.ones(1))
+    assert t.events
+    for e in t.events:
+        path, line = e.source.rsplit(":", 1)
+        assert path.startswith("teachtorch/"), e
+        text = (root / path).read_text().splitlines()[int(line) - 1].strip()
+        assert text.startswith(("def ", "async def ", "@")) or "lambda" in text, (e.kernel, e.source, text)
+    assert f"  {t.events[0].source} (" in t.format(hops=True)
+    assert " us)" not in t.format(hops=True, durations=False)

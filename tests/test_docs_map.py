@@ -509,3 +509,14 @@ def test_checker_asks_the_package_for_names_it_makes_at_run_time():
     assert check_text(repo, "docs/x.md", good, is_document=True) == []
     assert check_text(repo, "docs/x.md", "\n`tt.add_everything(x)`\n", is_document=True) == [
         "docs/x.md:2: `tt.add_everything`: `teachtorch.add_everything` is not defined"]
+
+
+def test_life_of_an_op_is_what_the_live_traces_say():
+    """docs/life_of_an_op.md is generated from live traces (docs/life_of_an_op.py): moving code without
+    regenerating it fails here, with the command to run."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("life_of_an_op", ROOT / "docs" / "life_of_an_op.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    assert script.PAGE.read_text() == script.render(), (
+        "docs/life_of_an_op.md is out of date: run `python docs/life_of_an_op.py` and commit it")

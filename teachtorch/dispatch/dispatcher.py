@@ -24,6 +24,7 @@ With no trace active, the only extra cost of tracing is the one `if _active_trac
 """
 
 import functools
+import os
 
 from .._dispatch_key import (
     ALIAS_KEYS, AUTOGRAD_KEYS, BACKEND_KEYS, BACKEND_OF_AUTOGRAD_KEY, NUM_KEYS, Autograd,
@@ -172,6 +173,27 @@ def _qualname(fn):
     if isinstance(fn, functools.partial):
         fn = fn.func
     return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))   # the folder of teachtorch/
+_sources = {}    # code object -> "teachtorch/ops/pointwise.py:279" (traces ask on every hop)
+
+
+def kernel_source(fn):
+    """Where a kernel is written, as `file:line` of its `def` ("teachtorch/kernels/pointwise.py:312"), so that
+    every hop of a trace can be opened in the source. "" for what has no Python code (a builtin)."""
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    code = getattr(fn, "__code__", None) or getattr(getattr(type(fn), "__call__", None), "__code__", None)
+    if code is None:
+        return ""
+    where = _sources.get(code)
+    if where is None:
+        path = code.co_filename
+        if path.startswith(_ROOT + os.sep):
+            path = os.path.relpath(path, _ROOT).replace(os.sep, "/")
+        where = _sources[code] = f"{path}:{code.co_firstlineno}"
+    return where
 
 
 # ---- registration ---------------------------------------------------------------------------------------

@@ -67,6 +67,7 @@ class DispatchEvent:
     outputs: list = field(default_factory=list)
     duration_ns: int = 0
     error: str | None = None
+    source: str = ""          # where the kernel is written: "teachtorch/kernels/pointwise.py:312"
     backward_node: str | None = None   # the autograd node this op ran for ("MulBackward0"), None in forward
     backward_node_id: int | None = None  # that node's id, as autograd.graph.walk numbers it
     lower: list | None = None    # a trace that folds hops (the explorer's) lists here the (key, kernel,
@@ -153,6 +154,7 @@ class trace:
         ev = DispatchEvent(
             index=self._count, parent=parent, depth=len(self._stack), op=op.name,
             key=_KEY_NAMES.get(key, "Undefined"), kernel=dispatcher._qualname(kernel), ks=ks,
+            source=dispatcher.kernel_source(kernel),
             inputs=[self._describe(a) for a in args] if new_call else [],
             backward_node=None if node is None else type(node).__name__,
             backward_node_id=None if node is None else id(node),
@@ -208,8 +210,9 @@ class trace:
         """The calls made from user code (depth 0), one per op."""
         return [e for e in self.events if e.depth == 0]
 
-    def format(self, hops=False):
-        """One line per op call from user code; with `hops=True`, also every kernel each call went through."""
+    def format(self, hops=False, durations=True):
+        """One line per op call from user code; with `hops=True`, also every kernel each call went through
+        and where it is written (`file:line`), with its time unless `durations=False`."""
         lines = []
         if self.dropped:
             lines.append(f"... {self.dropped} earlier hops dropped (max_events={self.max_events}; "
@@ -222,7 +225,9 @@ class trace:
             indent = "  " * e.depth
             if e.parent is None or self.event(e.parent).op != e.op:
                 lines.append(indent + _logging_line(e))     # a new op call starts here
-            lines.append(f"{indent}  -> {e.key}: {e.kernel} ({e.duration_ns / 1000:.1f} us)")
+            where = f"  {e.source}" if e.source else ""
+            took = f" ({e.duration_ns / 1000:.1f} us)" if durations else ""
+            lines.append(f"{indent}  -> {e.key}: {e.kernel}{where}{took}")
         return "\n".join(lines)
 
     def __str__(self):
