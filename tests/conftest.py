@@ -28,7 +28,8 @@ settings.load_profile("explore" if os.environ.get("TEACHTORCH_HYPOTHESIS") == "e
 
 # ---- devices: every op, gradient and module test runs on cpu, and on cuda when there is one ------------------
 #
-# The files below are device-generic: each test in them runs once per device, `[cpu]` and `[cuda]`. For
+# A test file marked device-generic (`pytestmark = pytest.mark.device_generic` at its top) runs each of its
+# tests once per device, `[cpu]` and `[cuda]`. For
 # `[cuda]` the test runs with cuda as teachtorch's default device (`teachtorch.set_default_device`), so every
 # tensor the test makes (inputs from the parity harness, `lib.zeros(...)` inside a case) is a cuda tensor,
 # and the results are compared with PyTorch on the cpu as usual.
@@ -42,14 +43,6 @@ settings.load_profile("explore" if os.environ.get("TEACHTORCH_HYPOTHESIS") == "e
 
 import pytest  # noqa: E402
 
-DEVICE_GENERIC = {
-    "test_autograd", "test_autograd_fuzz", "test_autograd_indexing", "test_autograd_linalg",
-    "test_autograd_pointwise", "test_autograd_reductions", "test_autograd_shape", "test_conversions",
-    "test_factories", "test_gradcheck", "test_indexing", "test_linalg", "test_lr_scheduler", "test_nn_attention",
-    "test_nn_conv", "test_nn_layers", "test_nn_loss", "test_nn_loss_extra", "test_nn_activation", "test_nn_module", "test_nn_norm", "test_nn_rnn", "test_nn_utils", "test_optim",
-    "test_parity_corners_tensor", "test_pointwise", "test_reductions", "test_shape_ops", "test_sorting", "test_special", "test_tensor",
-    "test_views", "test_nn_transformer", "test_ctc_loss",
-}
 
 
 def _cuda_mode():
@@ -69,6 +62,9 @@ CUDA_MODE, CUDA_SKIP_REASON = _cuda_mode()
 
 def pytest_configure(config):
     config.addinivalue_line(
+        "markers", "device_generic: every test of the file runs twice, [cpu] and [cuda] (set it with "
+                   "`pytestmark = pytest.mark.device_generic` at the top of a test file)")
+    config.addinivalue_line(
         "markers", "cpu_only(reason): in a device-generic file, a test about the cpu itself (NumPy views, "
                    "PyTorch's cpu repr text, `.to('cpu') is x`); it runs once, on the cpu, and its cuda "
                    "counterpart, where there is one, is in test_cuda.py")
@@ -80,7 +76,7 @@ def pytest_configure(config):
 
 
 def pytest_generate_tests(metafunc):
-    if (metafunc.module.__name__.rpartition(".")[2] in DEVICE_GENERIC
+    if (metafunc.definition.get_closest_marker("device_generic") is not None
             and metafunc.definition.get_closest_marker("cpu_only") is None):
         metafunc.parametrize("tt_device", ["cpu", "cuda"], indirect=True)
 

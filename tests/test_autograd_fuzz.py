@@ -31,6 +31,8 @@ import teachtorch as tt
 from parity import LAYOUTS, P, assert_same
 from teachtorch.autograd.derivative import FORMULAS
 
+pytestmark = pytest.mark.device_generic   # each test runs [cpu] and [cuda] (conftest.py)
+
 TOL = dict(rtol=1e-7, atol=1e-9)
 
 

@@ -20,6 +20,8 @@ from hypothesis import strategies as st
 import teachtorch as tt
 from parity import LAYOUTS, P, assert_same, check_grad, rand
 
+pytestmark = pytest.mark.device_generic   # each test runs [cpu] and [cuda] (conftest.py)
+
 NON_EXPANDED = LAYOUTS[:-1]
 
 

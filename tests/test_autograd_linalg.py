@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from parity import LAYOUTS, check_grad, layouts, rand
 
-pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")     # ger is deprecated
+pytestmark = [pytest.mark.device_generic, pytest.mark.filterwarnings("ignore::UserWarning")]  # ger is deprecated
 
 
 def _other(layout, k=1):

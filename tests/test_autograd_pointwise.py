@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import teachtorch as tt
 from parity import LAYOUTS, P, check_grad, inputs, layouts, rand
 
-pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+pytestmark = [pytest.mark.device_generic, pytest.mark.filterwarnings("ignore::UserWarning")]
 
 
 def _other(layout, k=1):

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from parity import LAYOUTS, P, check_grad, inputs, rand, shapes
 
-pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+pytestmark = [pytest.mark.device_generic, pytest.mark.filterwarnings("ignore::UserWarning")]
 
 
 def _other(layout, k=1):

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import teachtorch as tt
 from parity import LAYOUTS, TORCH_DTYPE, P, assert_same, check, inputs, rand
 
-pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+pytestmark = [pytest.mark.device_generic, pytest.mark.filterwarnings("ignore::UserWarning")]
 
 DTYPES = ["float32", "float64", "float16", "int64", "int32", "int16", "int8", "uint8", "bool"]
 TT = {d: tt._dtype._lookup(d) for d in DTYPES}

@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 import teachtorch as tt
 from parity import LAYOUTS, P, check, check_grad
 
+pytestmark = pytest.mark.device_generic   # each test runs [cpu] and [cuda] (conftest.py)
+
 FUZZ = settings(max_examples=30, deadline=None)
 REDUCTIONS = ("mean", "sum", "none")
 

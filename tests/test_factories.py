@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import teachtorch as tt
 from parity import LAYOUTS, P, TORCH_DTYPE, assert_same, device_name, build_in_sentinel_storage, check, check_inplace, inputs, rand
 
-pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+pytestmark = [pytest.mark.device_generic, pytest.mark.filterwarnings("ignore::UserWarning")]
 
 DTYPES = ["float32", "float64", "float16", "int64", "int32", "int16", "int8", "uint8", "bool"]
 ALL = [tt._dtype._lookup(d) for d in DTYPES]

@@ -17,6 +17,8 @@ from hypothesis import given, strategies as st
 import teachtorch as tt
 from parity import LAYOUTS, P, as_on_cpu, assert_same, layouts, rand
 
+pytestmark = pytest.mark.device_generic   # each test runs [cpu] and [cuda] (conftest.py)
+
 gc_module = sys.modules["teachtorch.autograd.gradcheck"]   # (`tt.autograd.gradcheck` is the function)
 LIBS = (torch, tt)
 

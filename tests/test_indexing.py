@@ -20,7 +20,7 @@ from parity import LAYOUTS, P, check, check_inplace, inputs, rand
 INPLACE_LAYOUTS = ("contiguous", "permuted", "sliced", "offset")
 DTYPES = ("float32", "float64", "float16", "int64", "int32", "uint8", "bool")
 
-pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+pytestmark = [pytest.mark.device_generic, pytest.mark.filterwarnings("ignore::UserWarning")]
 
 
 def I(values, dtype="int64", layout="contiguous"):

@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 import teachtorch as tt
 from parity import LAYOUTS, P, check, check_inplace, inputs, rand
 
+pytestmark = pytest.mark.device_generic   # each test runs [cpu] and [cuda] (conftest.py)
+
 # BLAS sums in another order than PyTorch's kernels: float32 results agree to a few ulps of the sum
 F32 = dict(rtol=1e-4, atol=1e-4)
 F16 = dict(rtol=1e-2, atol=1e-2)

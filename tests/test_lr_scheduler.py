@@ -13,6 +13,8 @@ import torch
 
 import teachtorch as tt
 
+pytestmark = pytest.mark.device_generic   # each test runs [cpu] and [cuda] (conftest.py)
+
 
 def make_optimizer(lib, kind="SGD", groups=2):
     """An optimizer with `groups` param groups of different lrs (the schedulers treat each on its own)."""

@@ -17,6 +17,8 @@ import teachtorch as tt
 from nn_parity import check_module
 from parity import LAYOUTS, P, check, check_grad, check_inplace, rand
 
+pytestmark = pytest.mark.device_generic   # each test runs [cpu] and [cuda] (conftest.py)
+
 
 def F(lib):
     return lib.nn.functional

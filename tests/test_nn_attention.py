@@ -22,6 +22,8 @@ import teachtorch as tt
 from nn_parity import check_module
 from parity import P, check, check_grad, inputs, rand
 
+pytestmark = pytest.mark.device_generic   # each test runs [cpu] and [cuda] (conftest.py)
+
 FUZZ = settings(max_examples=25, deadline=None)
 
 

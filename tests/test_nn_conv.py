@@ -14,6 +14,8 @@ import teachtorch as tt
 from nn_parity import check_module
 from parity import LAYOUTS, Draws, P, check, check_grad, rand
 
+pytestmark = pytest.mark.device_generic   # each test runs [cpu] and [cuda] (conftest.py)
+
 F = tt.nn.functional
 
 

@@ -19,6 +19,8 @@ import teachtorch as tt
 from nn_parity import check_module
 from parity import LAYOUTS, P, check, check_grad, check_inplace, inputs, rand
 
+pytestmark = pytest.mark.device_generic   # each test runs [cpu] and [cuda] (conftest.py)
+
 F_TT, F_TH = tt.nn.functional, torch.nn.functional
 
 

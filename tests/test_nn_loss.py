@@ -20,6 +20,8 @@ import teachtorch as tt
 from nn_parity import check_module
 from parity import Draws, P, assert_same, check, check_grad, inputs, layouts, rand
 
+pytestmark = pytest.mark.device_generic   # each test runs [cpu] and [cuda] (conftest.py)
+
 REDUCTIONS = ("mean", "sum", "none")
 FUZZ = settings(max_examples=25, deadline=None)
 

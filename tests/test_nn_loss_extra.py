@@ -20,6 +20,8 @@ import teachtorch as tt
 from nn_parity import check_module
 from parity import LAYOUTS, P, check, check_grad, rand
 
+pytestmark = pytest.mark.device_generic   # each test runs [cpu] and [cuda] (conftest.py)
+
 REDUCTIONS = ("mean", "sum", "none")
 
 

@@ -17,6 +17,8 @@ import torch
 import teachtorch as tt
 from parity import as_on_cpu
 
+pytestmark = pytest.mark.device_generic   # each test runs [cpu] and [cuda] (conftest.py)
+
 LIBS = (tt, torch)
 
 

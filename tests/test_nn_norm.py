@@ -12,6 +12,8 @@ import teachtorch as tt
 from nn_parity import check_module, copy_weights
 from parity import LAYOUTS, P, assert_same, check, check_grad, rand
 
+pytestmark = pytest.mark.device_generic   # each test runs [cpu] and [cuda] (conftest.py)
+
 F = tt.nn.functional
 
 

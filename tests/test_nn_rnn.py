@@ -24,7 +24,8 @@ from nn_parity import check_module
 from parity import LAYOUTS, P, check, inputs, rand
 
 # torch's cpu LSTM says it falls back from oneDNN for proj_size: a note about its kernels, not about results
-pytestmark = pytest.mark.filterwarnings("ignore:LSTM with projections is not supported with oneDNN")
+pytestmark = [pytest.mark.device_generic,
+              pytest.mark.filterwarnings("ignore:LSTM with projections is not supported with oneDNN")]
 FUZZ = settings(max_examples=20, deadline=None)
 
 

@@ -20,6 +20,8 @@ import teachtorch as tt
 from nn_parity import check_module, copy_weights
 from parity import P, check, rand
 
+pytestmark = pytest.mark.device_generic   # each test runs [cpu] and [cuda] (conftest.py)
+
 SMALL = dict(dim_feedforward=16, dropout=0.0)
 
 CAUSAL4 = ~np.tril(np.ones((4, 4), bool))                     # True = masked out

@@ -16,6 +16,8 @@ import teachtorch as tt
 from nn_parity import copy_weights
 from parity import LAYOUTS, P, _build, as_on_cpu, assert_same, rand
 
+pytestmark = pytest.mark.device_generic   # each test runs [cpu] and [cuda] (conftest.py)
+
 NORMS = [2.0, 1, 3.5, 0.5, 0, math.inf, "inf", -math.inf]
 
 

@@ -18,6 +18,8 @@ from hypothesis import example, given, settings, strategies as st
 import teachtorch as tt
 from parity import as_on_cpu, assert_same
 
+pytestmark = pytest.mark.device_generic   # each test runs [cpu] and [cuda] (conftest.py)
+
 CONFIGS = [
     ("SGD", dict(lr=0.1)),
     ("SGD", dict(lr=0.1, momentum=0.9)),

@@ -11,6 +11,8 @@ import torch
 import teachtorch as tt
 from parity import LAYOUTS, P, as_on_cpu, check, check_grad, check_inplace, rand
 
+pytestmark = pytest.mark.device_generic   # each test runs [cpu] and [cuda] (conftest.py)
+
 
 # ---- unflatten: PyTorch rewords the count mismatch, and wraps every other size error ----------------------
 

@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 import teachtorch as tt
 from parity import LAYOUTS, P, assert_same, check, check_inplace, inputs, rand
 
+pytestmark = pytest.mark.device_generic   # each test runs [cpu] and [cuda] (conftest.py)
+
 DTYPES = ("float32", "float64", "float16", "int64", "int32", "int8", "uint8", "bool")
 FLOATS = ("float32", "float64", "float16")
 TARGET_LAYOUTS = ("contiguous", "permuted", "sliced", "offset")

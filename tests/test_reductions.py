@@ -20,7 +20,7 @@ from teachtorch.dispatch.dispatcher import OPERATORS
 from teachtorch.ops import reductions as R
 
 # The deprecated-resize and degrees-of-freedom warnings are compared in their own tests.
-pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+pytestmark = [pytest.mark.device_generic, pytest.mark.filterwarnings("ignore::UserWarning")]
 
 DTYPES = ["float32", "float64", "float16", "int64", "int32", "uint8", "bool"]
 FLOATS = ["float32", "float64", "float16"]

@@ -17,7 +17,7 @@ from parity import LAYOUTS, Draws, P, check, check_inplace, inputs, rand
 INPLACE_LAYOUTS = ("contiguous", "permuted", "sliced", "offset")
 DTYPES = ("float32", "float64", "float16", "int64", "int32", "uint8", "bool")
 
-pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+pytestmark = [pytest.mark.device_generic, pytest.mark.filterwarnings("ignore::UserWarning")]
 
 
 def arange(*shape, dtype="float32", layout="contiguous"):

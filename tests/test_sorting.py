@@ -15,7 +15,7 @@ from parity import LAYOUTS, P, check, inputs, rand
 
 DTYPES = ("float32", "float64", "float16", "int64", "int32", "uint8", "bool")
 
-pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+pytestmark = [pytest.mark.device_generic, pytest.mark.filterwarnings("ignore::UserWarning")]
 
 WITH_TIES = P(np.array([[3., 1., 2., 1.], [0., -1., 5., np.nan], [2., 2., 2., 2.]], np.float32))
 

@@ -10,6 +10,8 @@ import torch
 import teachtorch as tt
 from teachtorch.kernels import special
 
+pytestmark = pytest.mark.device_generic   # each test runs [cpu] and [cuda] (conftest.py)
+
 BOUNDARIES = [0.25, 0.84375, 1.25, 1 / 0.35, special.ERF_TAIL_SPLIT, special.ERFC_TAIL_SPLIT, 6.0, 27.3, 28.0,
               2.0 ** -28, 2.0 ** -56, 2.0 ** -1015, 2.0 ** -1022, 1.0]
 

@@ -7,6 +7,8 @@ import torch
 import teachtorch as tt
 from parity import LAYOUTS, P, check, check_inplace, rand
 
+pytestmark = pytest.mark.device_generic   # each test runs [cpu] and [cuda] (conftest.py)
+
 
 def test_storage_is_one_flat_buffer():
     x = tt.arange(12.0).reshape(3, 4)

@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 import teachtorch as tt
 from parity import LAYOUTS, P, check, check_inplace, inputs, rand, shapes
 
+pytestmark = pytest.mark.device_generic   # each test runs [cpu] and [cuda] (conftest.py)
+
 VIEW_CASES = {
     "view": lambda lib, x: x.view(-1),
     "view_2": lambda lib, x: x.view(4, 3),

@@ -231,6 +231,17 @@ def derivative(op_name, name=None, **entries):
     return formula
 
 
+NO_FORMULA = {}   # op full name -> why it has no formula (its backward records an error node)
+
+
+def no_formula(*op_names, why):
+    """Ops that get no formula on purpose: their results are integers or bools (no gradient can flow), or
+    PyTorch has no derivative for them either, so backward fails with "derivative for ... is not implemented"
+    as PyTorch's does. Every other op with a tensor argument must have a formula (test_autograd.py checks)."""
+    for n in op_names:
+        NO_FORMULA[dispatcher.lookup(n).schema.full_name] = why
+
+
 def not_differentiable(*op_names):
     """Ops whose outputs never require grad (factories like `zeros_like`, `rand_like`)."""
     from .variable_type import register_non_differentiable

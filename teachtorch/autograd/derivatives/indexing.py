@@ -28,7 +28,7 @@ from ... import ops
 from ..._strides import broadcast_shapes
 from ...ops.indexing_advanced import index_op, index_put_op
 from .. import variable
-from ..derivative import derivative
+from ..derivative import derivative, no_formula
 from ..grad_mode import is_grad_enabled
 from ..node import Error
 from ..saved_variable import _alias
@@ -175,3 +175,7 @@ derivative("put",
            self=lambda grad, index, accumulate:
            grad if accumulate else grad.put(index, grad.new_zeros(index.shape), False),
            source=lambda grad, index, source_sym_sizes: grad.take(index).reshape(source_sym_sizes))
+
+no_formula("nonzero", "repeat_interleave.Tensor", why="integer results")
+no_formula("scatter.reduce", "scatter_.reduce", "scatter.value_reduce", "scatter_.value_reduce",
+           why="no derivative in PyTorch either")

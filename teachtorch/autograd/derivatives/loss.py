@@ -7,9 +7,11 @@ log_alpha (PyTorch's codegen rule, autograd/variable_type.py `record`).
 """
 
 from ...ops.ctc import _ctc_loss_backward_op
-from ..derivative import derivative
+from ..derivative import derivative, no_formula
 
 derivative("_ctc_loss",
            log_probs=lambda grad, log_probs, targets, input_lengths, target_lengths, result0, result1, blank,
            zero_infinity: _ctc_loss_backward_op(grad, log_probs, targets, input_lengths, target_lengths, result0,
                                                 result1, blank, zero_infinity))
+
+no_formula("_ctc_loss_backward", why="CTC's gradient kernel: a double backward through CTC fails, as in PyTorch")

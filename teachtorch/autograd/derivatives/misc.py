@@ -1,7 +1,7 @@
 """Backward formulas of copies, conversions, fills and random fills."""
 
 from ...ops.factories import zeros_like
-from ..derivative import derivative, not_differentiable
+from ..derivative import derivative, no_formula, not_differentiable
 
 derivative("clone", self=lambda grad: grad)
 derivative("_to_copy", self=lambda grad, self_options: grad.to(dtype=self_options[0], device=self_options[1]))
@@ -28,3 +28,6 @@ not_differentiable("logical_and_", "logical_or_", "logical_xor_", "logical_not_"
 not_differentiable(
     "empty_like", "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "randint_like.low_dtype",
 )
+
+no_formula("multinomial", why="integer results")
+no_formula("bernoulli.p", why="no derivative in PyTorch either")

@@ -31,7 +31,7 @@ from ... import ops
 from ...ops.pointwise_more import threshold_backward
 from ..._dtype import float64
 from ..._tensor import Tensor
-from ..derivative import derivative, overloads
+from ..derivative import derivative, no_formula, overloads
 
 
 def _is_number(x):
@@ -406,3 +406,11 @@ derivative("bernoulli", self=_zeros)
 derivative("bernoulli_.Tensor", name="BernoulliBackward1", self=_zeros,
            p=lambda grad, p_sym_sizes: grad.new_zeros(p_sym_sizes))
 # bernoulli.p has no formula in PyTorch: its backward fails (the autograd fallback's error node)
+
+no_formula("eq.Tensor", "ne.Tensor", "lt.Tensor", "le.Tensor", "gt.Tensor", "ge.Tensor", "equal", "logical_and",
+           "logical_or", "logical_xor", "logical_not", "bitwise_and.Tensor", "bitwise_and_.Tensor",
+           "bitwise_or.Tensor", "bitwise_or_.Tensor", "bitwise_xor.Tensor", "bitwise_xor_.Tensor", "bitwise_not",
+           "bitwise_not_", "bitwise_left_shift.Tensor", "bitwise_left_shift_.Tensor", "bitwise_right_shift.Tensor",
+           "bitwise_right_shift_.Tensor", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit",
+           why="bool or integer results")
+no_formula("floor_divide", "floor_divide_", why="no derivative in PyTorch either")

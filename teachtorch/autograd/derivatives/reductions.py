@@ -27,7 +27,7 @@ import math
 
 from ... import ops
 from ..._strides import normalize_dim
-from ..derivative import derivative
+from ..derivative import derivative, no_formula
 from ..functions_manual import restore_reduced_dims, unsqueeze_multiple
 from ..grad_mode import is_grad_enabled
 
@@ -419,3 +419,6 @@ def _not_implemented(name):
 # backward through them fails, from a node with the usual name
 for _name in ("_unique2", "unique_dim", "unique_consecutive"):
     derivative(_name, self=_not_implemented(_name))
+
+no_formula("argmax", "argmin", "all", "all.dims", "any", "any.dims", "count_nonzero.dim_IntList",
+           why="integer or bool results")
