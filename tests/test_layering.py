@@ -26,8 +26,8 @@ LAYERS = [
     {"kernels"},                                    # array code, one family per file
     {"ops", "linalg", "_legacy_tensor_types"},      # the ops: schemas, kernels per key, the public functions
     {"autograd"},                                   # derivatives, the graph, the engine
-    {"nn", "optim", "utils", "datasets", "serialization", "amp", "cuda", "accelerator", "distributed",
-     "_compile", "sparse", "onnx", "ao", "quantization"},
+    {"nn", "optim", "utils", "datasets", "serialization", "_checkpoint_tree", "amp", "cuda", "accelerator",
+     "distributed", "_compile", "sparse", "onnx", "ao", "quantization"},
     {"explorer", "testing", "run"},                 # what watches or drives the layers below
     {"__init__"},                                   # the package: imports everything
 ]
