@@ -83,7 +83,7 @@ class Tensor:
     _attr_version = 0
 
     # NumPy hands `ndarray + tensor` to our __radd__ rather than broadcasting over our elements; like PyTorch's,
-    # our operators refuse NumPy arrays (ops/pointwise.py `operand_or_none`), so it ends in a TypeError.
+    # our operators refuse NumPy arrays (ops/operators.py `operand_or_none`), so it ends in a TypeError.
     __array_priority__ = 1000
 
     # `Tensor([1, 2])` (the legacy constructor), `__array_wrap__` and pickling build tensors from data, which is

@@ -1,4 +1,4 @@
-"""Elementwise ops and Python operators (ops/pointwise.py, ops/pointwise_more.py), checked against PyTorch.
+"""Elementwise ops and Python operators (ops/pointwise*.py, ops/operators.py), checked against PyTorch.
 
 Every op runs on every layout and on the dtypes it accepts (and the ones it refuses, whose errors must match),
 functional, in-place (into permuted, sliced and offset targets) and out=; then hypothesis fuzzes shapes,

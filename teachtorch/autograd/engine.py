@@ -1,20 +1,25 @@
 """The engine: run the backward graph, from the output back to the leaves, without recursion.
 
-PyTorch: torch/csrc/autograd/engine.cpp (`Engine::execute`, `compute_dependencies`, `evaluate_function`).
-One backward call is a *graph task*:
+PyTorch: torch/csrc/autograd/engine.cpp. One backward call is a *graph task*; this file follows it in the
+order it happens, one function per step, each with PyTorch's name:
 
-1. **Start.** The root's node gets the initial gradient (ones for a scalar `loss.backward()`); with several
-   roots, a `GraphRoot` node hands each its own.
-2. **Count dependencies.** Walk the graph once from the root; for every edge `A -> B` add one to
-   `dependencies[B]`. A node may run only when all the gradients meant for it have arrived: when its count
-   has dropped back to 0.
-3. **Run ready nodes, newest first.** Ready nodes wait in a heap ordered by sequence number, highest first,
-   so the node made last in forward runs first in backward (PyTorch's ReadyQueue). Leaves' AccumulateGrad
-   nodes have the highest number of all and run as soon as they are ready.
-4. **Pass gradients on.** A node's outputs go to the *input buffer* of each next node; two gradients that
-   meet at one input are summed there. Each gradient is checked against what that input looked like in
-   forward: a broadcast input gets its gradient summed back to its own shape, a float32 input gets float32.
-5. **Free as you go.** After a node runs, its saved tensors are released unless `retain_graph=True`.
+1. **Start** (`graph_root`). The root's node gets the initial gradient (ones for a scalar
+   `loss.backward()`); with several roots, a `GraphRoot` node hands each its own.
+2. **Count dependencies** (`compute_dependencies`). Walk the graph once from the root; for every edge
+   `A -> B` add one to `dependencies[B]`. A node may run only when all the gradients meant for it have
+   arrived: when its count has dropped back to 0. `autograd.grad` also marks which nodes lead to its
+   inputs (`init_to_execute`): only those run.
+3. **Run ready nodes, newest first** (`execute_with_graph_task`, `thread_main`). Ready nodes wait in a
+   heap ordered by sequence number, highest first (`GraphTask.ready_queue`, PyTorch's ReadyQueue), so the
+   node made last in forward runs first in backward. Leaves' AccumulateGrad nodes have the highest number
+   of all and run as soon as they are ready.
+4. **Run one node** (`evaluate_function`, `call_function`): its hooks, its formula, the checks of what it
+   returned (`validate_outputs`: a broadcast input gets its gradient summed back to its own shape, a
+   float32 input gets float32).
+5. **Pass gradients on** (`input_buffer_add`). A node's outputs go to the *input buffer* of each next
+   node; two gradients that meet at one input are summed there.
+6. **Free as you go.** After a node runs, its saved tensors are released unless `retain_graph=True`.
+   The leaves' gradients need no last step: each AccumulateGrad node wrote its leaf's `.grad` when it ran.
 
 `autograd.grad(outputs, inputs)` uses the same loop, but only runs the nodes that lead to `inputs`, and
 *captures* the gradient arriving at each input instead of accumulating it into `.grad`.
@@ -26,6 +31,7 @@ Everything the engine does is also reported as events (graph.py: `BackwardEvent`
 """
 
 import heapq
+import itertools
 
 from ..dispatch import dispatcher
 from . import anomaly_mode, graph
@@ -47,16 +53,31 @@ class GraphTask:
         self.needed = None            # ... and of those, the ones that run
         self.captures = {}            # (node, input_nr) -> indices into `captured` (autograd.grad)
         self.captured = []
+        self.ready_queue = []         # heap of (-sequence_nr, arrival, node): newest first (PyTorch's ReadyQueue)
+        self.arrivals = itertools.count()   # breaks ties between equal sequence numbers: nodes are never compared
         self.shared.update(id(g) for g in user_grads)   # the caller still holds the gradients it passed
 
 
 def execute(root_edges, root_grads, keep_graph, create_graph, inputs=None, accumulate_grad=True, user_grads=()):
-    """Run backward from `root_edges` [(node, input_nr)] with `root_grads`; see the module docstring.
+    """Run backward from `root_edges` [(node, input_nr)] with `root_grads`: the steps of the module docstring.
 
     `inputs` is a list of gradient edges. With `accumulate_grad=False` (autograd.grad) their gradients are
     returned, in order; with `accumulate_grad=True` (backward(inputs=...)) only they get `.grad`.
     """
     task = GraphTask(keep_graph, create_graph, user_grads)
+    root = graph_root(task, root_edges, root_grads, inputs)
+    compute_dependencies(task, root)
+    if inputs is not None:
+        init_to_execute(task, root, inputs, accumulate_grad)
+    execute_with_graph_task(task, root)
+    return task.captured
+
+
+# ---- 1 and 2: prepare the graph --------------------------------------------------------------------------
+
+
+def graph_root(task, root_edges, root_grads, inputs):
+    """Step 1: the node backward starts at, with the initial gradients in its input buffer."""
     root_grads = validate_outputs("backward", root_edges, root_grads)
     if len(root_edges) == 1 and inputs is None:
         # One root: start right at its node, with the gradient in its input buffer (PyTorch skips the
@@ -67,67 +88,7 @@ def execute(root_edges, root_grads, keep_graph, create_graph, inputs=None, accum
     else:
         root = GraphRoot(root_edges, root_grads)
         task.buffers[root] = []
-    compute_dependencies(task, root)
-    if inputs is not None:
-        init_to_execute(task, root, inputs, accumulate_grad)
-
-    trace = dispatcher._active_trace
-    events = graph.listening()        # checked once: watching backward costs nothing when nobody does
-    if events:
-        graph.emit("backward_started", root=root)
-    # The loop runs with grad mode = create_graph; if the trace is watching, its `backward_node` says
-    # which node runs. Both are restored however the loop ends (an error in a formula, Ctrl-C).
-    saved_node = None if trace is None else trace.backward_node
-    try:
-        run_with_grad_mode(create_graph, GradMode.inference, run_ready_nodes, task, root, trace, events)
-    finally:
-        if trace is not None:
-            trace.backward_node = saved_node
-    if events:
-        graph.emit("backward_finished", root=root)
-    return task.captured
-
-
-def run_ready_nodes(task, root, trace, events):
-    """Step 3 and 4: pop the newest ready node, run it, pass its gradients on, until no node is ready."""
-    ready = []                        # heap of (-sequence_nr, tie-breaker, node)
-    heapq.heappush(ready, (-root._seq, 0, root))
-    pushes = 1
-    while ready:
-        node = heapq.heappop(ready)[2]
-        grads = task.buffers.pop(node)
-        owned = task.owned.pop(node, None)
-        if trace is not None:
-            trace.backward_node = node
-        outputs = evaluate_function(task, node, grads, owned, events)
-        if outputs is None:       # not needed for autograd.grad's inputs: skipped
-            continue
-        if len(outputs) > 1:
-            note_shared(task, outputs)
-        for i, edge in enumerate(node.next_edges):
-            if edge is None:
-                continue
-            nxt, input_nr = edge
-            if task.exec_info is not None and nxt not in task.exec_info:
-                continue
-            grad = outputs[i]
-            if events:
-                graph.emit("gradient", node=node, output_nr=i, next_node=nxt, input_nr=input_nr, grad=grad)
-            buffer = task.buffers.get(nxt)
-            if buffer is None:          # first gradient for this node: make its input buffer
-                buffer = task.buffers[nxt] = [None] * (len(nxt._input_metadata) or 1)
-            if grad is not None:
-                if buffer[input_nr] is None:
-                    buffer[input_nr] = grad
-                    if type(nxt) is AccumulateGrad and id(grad) not in task.shared:
-                        task.owned[nxt] = True
-                else:                   # a second gradient for the same input: sum them
-                    buffer[input_nr] = buffer[input_nr] + grad
-                    task.owned[nxt] = True
-            task.dependencies[nxt] -= 1
-            if task.dependencies[nxt] == 0:
-                pushes += 1
-                heapq.heappush(ready, (-nxt._seq, pushes, nxt))
+    return root
 
 
 def compute_dependencies(task, root):
@@ -184,46 +145,92 @@ def init_to_execute(task, root, input_edges, accumulate_grad):
     task.exec_info = needed | capture_nodes
 
 
-def note_shared(task, outputs):
-    """Remember the gradients one node sent to two places (`a + a`, or AddBackward0 passing its incoming
-    gradient to both inputs): neither receiver may keep such a tensor as its own `.grad`.
-
-    Whether AccumulateGrad may keep a gradient without copying depends on whether anyone else holds that
-    tensor object. PyTorch asks the tensor's reference count; teachtorch keeps `task.shared`: the
-    gradients the caller passed to backward() and those noted here. (As in PyTorch, a view counts as a new
-    tensor, so `.grad` may share memory with a gradient you passed to backward().)
-    """
-    seen = set()
-    for g in outputs:
-        if g is not None:
-            if id(g) in seen:
-                task.shared.add(id(g))
-            seen.add(id(g))
+# ---- 3: the ready queue ----------------------------------------------------------------------------------
 
 
-def evaluate_function(task, node, grads, owned, events):
-    """Run one node: hooks, capture, apply, release, checks. Returns its output gradients, or None."""
-    needed = task.exec_info is None or node in task.needed
+def execute_with_graph_task(task, root):
+    """Step 3: run the loop with grad mode = create_graph, and tell the trace and listeners about it."""
+    trace = dispatcher._active_trace
+    events = graph.listening()        # checked once: watching backward costs nothing when nobody does
+    if events:
+        graph.emit("backward_started", root=root)
+    # If the trace is watching, its `backward_node` says which node runs. Grad mode and `backward_node`
+    # are restored however the loop ends (an error in a formula, Ctrl-C).
+    saved_node = None if trace is None else trace.backward_node
+    try:
+        run_with_grad_mode(task.create_graph, GradMode.inference, thread_main, task, root, trace, events)
+    finally:
+        if trace is not None:
+            trace.backward_node = saved_node
+    if events:
+        graph.emit("backward_finished", root=root)
+
+
+def thread_main(task, root, trace, events):
+    """Pop the newest ready node and evaluate it, until no node is ready (PyTorch's `Engine::thread_main`,
+    the loop each of its engine threads runs; teachtorch runs backward on the caller's thread)."""
+    ready = task.ready_queue
+    heapq.heappush(ready, (-root._seq, next(task.arrivals), root))
+    while ready:
+        node = heapq.heappop(ready)[2]
+        if trace is not None:
+            trace.backward_node = node
+        evaluate_function(task, node, events)
+
+
+# ---- 4: one node -----------------------------------------------------------------------------------------
+
+
+def evaluate_function(task, node, events):
+    """Run one ready node, then pass each of its output gradients to the next node's input buffer; a next
+    node whose gradients have now all arrived joins the ready queue."""
+    grads = task.buffers.pop(node)
+    owned = task.owned.pop(node, None)
     if task.captures:
-        # A node that only hands back a captured gradient runs its tensor hooks first; one that must run
-        # anyway (to reach other inputs) is captured before them (PyTorch's evaluate_function does both).
-        if not needed and (node._tensor_pre_hooks or node._retains_grad_hooks):
-            grads = call_tensor_pre_hooks(node, grads)
-        for (cnode, input_nr), indices in task.captures.items():
-            if cnode is node:
-                for idx in indices:
-                    task.captured[idx] = grads[input_nr]
-        if not needed:
-            return None
+        needed = task.exec_info is None or node in task.needed
+        capture_gradients(task, node, grads, needed)
+        if not needed:                # not needed for autograd.grad's inputs: skipped
+            return
+    outputs = call_function(task, node, grads, owned, events)
+    if len(outputs) > 1:
+        note_shared(task, outputs)
+    for i, edge in enumerate(node.next_edges):
+        if edge is None:
+            continue
+        nxt, input_nr = edge
+        if task.exec_info is not None and nxt not in task.exec_info:
+            continue
+        grad = outputs[i]
+        if events:
+            graph.emit("gradient", node=node, output_nr=i, next_node=nxt, input_nr=input_nr, grad=grad)
+        input_buffer_add(task, nxt, input_nr, grad)
+        task.dependencies[nxt] -= 1
+        if task.dependencies[nxt] == 0:
+            heapq.heappush(task.ready_queue, (-nxt._seq, next(task.arrivals), nxt))
+
+
+def capture_gradients(task, node, grads, needed):
+    """autograd.grad: keep the gradients arriving at `node` that were asked for (`task.captures`).
+
+    A node that only hands back a captured gradient runs its tensor hooks first; one that must run anyway
+    (to reach other inputs) is captured before them (PyTorch's evaluate_function does both).
+    """
+    if not needed and (node._tensor_pre_hooks or node._retains_grad_hooks):
+        grads = call_tensor_pre_hooks(node, grads)
+    for (cnode, input_nr), indices in task.captures.items():
+        if cnode is node:
+            for idx in indices:
+                task.captured[idx] = grads[input_nr]
+
+
+def call_function(task, node, grads, owned, events):
+    """Hooks, apply, hooks, release, checks: one node's backward. Returns its output gradients."""
     if node._tensor_pre_hooks or node._retains_grad_hooks:
         grads = call_tensor_pre_hooks(node, grads)
     if events:
         graph.emit("node_started", node=node, grads=grads)
     if node._pre_hooks:
-        for hook in list(node._pre_hooks.values()):
-            new = hook(tuple(grads))
-            if new is not None:
-                grads = list(new)
+        grads = call_pre_hooks(node, grads)
     try:
         if type(node) is AccumulateGrad:
             outputs = node.apply(grads, owned=owned is True and not task.create_graph)
@@ -234,11 +241,8 @@ def evaluate_function(task, node, grads, owned, events):
             anomaly_mode.warn_with_forward_trace(node)
         raise
     if node._post_hooks:
-        for hook in list(node._post_hooks.values()):
-            new = hook(tuple(outputs), tuple(grads))
-            if new is not None:
-                outputs = list(new)
-    if not task.keep_graph:
+        outputs = call_post_hooks(node, outputs, grads)
+    if not task.keep_graph:           # step 6: free the saved tensors, unless retain_graph=True
         node.release_variables()
     if events:
         graph.emit("node_finished", node=node, grads=outputs)
@@ -258,6 +262,24 @@ def call_tensor_pre_hooks(node, grads):
             if grads[input_nr] is not None:
                 hook(grads[input_nr])
     return grads
+
+
+def call_pre_hooks(node, grads):
+    """`node.register_prehook(fn)`: each sees the incoming gradients and may replace them."""
+    for hook in list(node._pre_hooks.values()):
+        new = hook(tuple(grads))
+        if new is not None:
+            grads = list(new)
+    return grads
+
+
+def call_post_hooks(node, outputs, grads):
+    """`node.register_hook(fn)`: each sees the outgoing and incoming gradients and may replace the outgoing."""
+    for hook in list(node._post_hooks.values()):
+        new = hook(tuple(outputs), tuple(grads))
+        if new is not None:
+            outputs = list(new)
+    return outputs
 
 
 def validate_outputs(node, edges, outputs):
@@ -297,3 +319,41 @@ def validate_outputs(node, edges, outputs):
             raise RuntimeError(f"Function '{name}' returned nan values in its {i}th output.")
         outputs[i] = grad
     return outputs
+
+
+# ---- 5: passing gradients on -----------------------------------------------------------------------------
+
+
+def note_shared(task, outputs):
+    """Remember the gradients one node sent to two places (`a + a`, or AddBackward0 passing its incoming
+    gradient to both inputs): neither receiver may keep such a tensor as its own `.grad`.
+
+    Whether AccumulateGrad may keep a gradient without copying depends on whether anyone else holds that
+    tensor object. PyTorch asks the tensor's reference count; teachtorch keeps `task.shared`: the
+    gradients the caller passed to backward() and those noted here. (As in PyTorch, a view counts as a new
+    tensor, so `.grad` may share memory with a gradient you passed to backward().)
+    """
+    seen = set()
+    for g in outputs:
+        if g is not None:
+            if id(g) in seen:
+                task.shared.add(id(g))
+            seen.add(id(g))
+
+
+def input_buffer_add(task, node, input_nr, grad):
+    """Put `grad` in slot `input_nr` of `node`'s input buffer, made at its first gradient; a second gradient
+    for the same slot is summed (PyTorch's `InputBuffer::add`; a buffer here is a plain list in
+    `task.buffers`). Also notes whether an AccumulateGrad node may keep the gradient as `.grad` uncopied."""
+    buffer = task.buffers.get(node)
+    if buffer is None:                # first gradient for this node: make its input buffer
+        buffer = task.buffers[node] = [None] * (len(node._input_metadata) or 1)
+    if grad is None:
+        return
+    if buffer[input_nr] is None:
+        buffer[input_nr] = grad
+        if type(node) is AccumulateGrad and id(grad) not in task.shared:
+            task.owned[node] = True
+    else:                             # a second gradient for the same input: sum them
+        buffer[input_nr] = buffer[input_nr] + grad
+        task.owned[node] = True

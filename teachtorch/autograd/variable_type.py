@@ -64,25 +64,48 @@ def _outputs(out):
 
 
 def record(op, formula, ks, args, inplace):
-    """The slow path: some input requires grad. Make the node, save, run, and link outputs to the node."""
-    # 1. The differentiable inputs, each with the edge its gradient will follow.
-    if formula.has_list:           # a Tensor[] argument (cat): its tensors take consecutive slots
-        inputs, slots = [], {}
-        for name, pos, is_list in formula.inputs:
-            a = args[pos]
-            slots[name] = (len(inputs), len(a) if is_list else None)
-            inputs.extend(a) if is_list else inputs.append(a)
-    else:
-        inputs, slots = [args[pos] for _, pos, _ in formula.inputs], formula.slots
+    """The slow path: some input requires grad. The steps of PyTorch's kernel above, one line or helper each."""
+    # 1. The differentiable inputs, each with the edge its gradient will follow (collect_next_edges).
+    #    gradient_edge gives None for an input that does not require grad: its formula is never run.
+    inputs, slots = _differentiable_inputs(formula, args)
     if inplace:
         variable.check_inplace(args[0], True)
     edges = [variable.gradient_edge(t) if isinstance(t, Tensor) and t.dtype.is_floating_point else None
              for t in inputs]
-    # (gradient_edge gives None for an input that does not require grad: its formula is never run)
-    # 2. Save what the formulas read, before the op runs. An in-place op overwrites `self`, so it saves
-    #    a copy of the old value (PyTorch's `original_self`).
-    #    Only what the formulas of inputs that need a gradient read is saved (PyTorch's codegen guards each
-    #    save with should_compute_output): a tensor no needed formula reads may change in place later.
+    # 2. Save what the formulas read, before the op runs (and before the node is made: the copy of `self`
+    #    an in-place op saves is an op of its own, whose node comes first).
+    wanted = _wanted_saves(formula, edges, slots)
+    saved = _save_inputs(formula, args, wanted, inplace)
+    # 3. Make the node.
+    node = formula.make_node(edges, saved, slots)
+    # 4. Run the op below autograd.
+    out = redispatch_below_ad_inplace_or_view(op, ks & AFTER_AUTOGRAD, args)
+    # 5. Link the outputs to the node (set_history); an in-place op's `self` is rebased onto it instead.
+    if inplace:
+        variable.rebase_history(args[0], node)
+    else:
+        variable.set_history(_differentiable_outputs(formula, out), node)
+    # 6. Save the outputs the formulas read.
+    if formula.save_outputs:
+        _save_outputs(formula, out, wanted, node)
+    return out
+
+
+def _differentiable_inputs(formula, args):
+    """Step 1: the arguments that get edges, in schema order, and `slots`: name -> (first edge, count)."""
+    if not formula.has_list:
+        return [args[pos] for _, pos, _ in formula.inputs], formula.slots
+    inputs, slots = [], {}         # a Tensor[] argument (cat): its tensors take consecutive slots
+    for name, pos, is_list in formula.inputs:
+        a = args[pos]
+        slots[name] = (len(inputs), len(a) if is_list else None)
+        inputs.extend(a) if is_list else inputs.append(a)
+    return inputs, slots
+
+
+def _wanted_saves(formula, edges, slots):
+    """Step 2: only what the formulas of inputs that need a gradient read is saved (PyTorch's codegen guards
+    each save with should_compute_output): a tensor no needed formula reads may change in place later."""
     wanted = set()
     for names, _, params in formula.entries:
         for n in names:
@@ -90,6 +113,12 @@ def record(op, formula, ks, args, inplace):
             if any(e is not None for e in (edges[start:start + count] if count is not None else (edges[start],))):
                 wanted.update(params)
                 break
+    return wanted
+
+
+def _save_inputs(formula, args, wanted, inplace):
+    """Step 2: the saved arguments, by the formulas' parameter names. An in-place op overwrites `self`, so it
+    saves a copy of the old value (PyTorch's `original_self`)."""
     saved = {}
     for name, pos, kind in formula.save_args:
         if name not in wanted:
@@ -107,33 +136,34 @@ def record(op, formula, ks, args, inplace):
             saved[name] = [_save(t) if isinstance(t, Tensor) else SavedVariable(None) for t in v]   # Tensor?[]
         else:
             saved[name] = v
-    node = formula.make_node(edges, saved, slots)
-    # 3. Run the op below autograd.
-    out = redispatch_below_ad_inplace_or_view(op, ks & AFTER_AUTOGRAD, args)
-    # 4. Link the outputs to the node, and save the outputs the formulas read (without a reference cycle).
-    if inplace:
-        variable.rebase_history(args[0], node)
-    else:
-        outs = _outputs(out)
-        if formula.first_output_only:
-            # PyTorch's codegen (gen_differentiable_outputs): formulas that read `grad`, never `grads`, make
-            # only the first output differentiable (`_ctc_loss`'s log_alpha is a plain tensor)
-            outs = outs[:1] + [None] * (len(outs) - 1)
-        variable.set_history([t if isinstance(t, Tensor) else None for t in outs], node)
-    if formula.save_outputs:
-        outs = _outputs(out)
-        for name, i in formula.save_outputs:
-            if name not in wanted:
-                continue
-            t = outs[i]
-            saved[name] = SavedVariable(t, is_output=t.grad_fn is node)
-    return out
+    return saved
 
 
 def _save(t):
     if t.__dict__.get("_is_inference"):
         raise RuntimeError(_INFERENCE_ERROR)
     return SavedVariable(t)
+
+
+def _differentiable_outputs(formula, out):
+    """Step 5: the outputs that get the node as grad_fn, None for the others."""
+    outs = _outputs(out)
+    if formula.first_output_only:
+        # PyTorch's codegen (gen_differentiable_outputs): formulas that read `grad`, never `grads`, make
+        # only the first output differentiable (`_ctc_loss`'s log_alpha is a plain tensor)
+        outs = outs[:1] + [None] * (len(outs) - 1)
+    return [t if isinstance(t, Tensor) else None for t in outs]
+
+
+def _save_outputs(formula, out, wanted, node):
+    """Step 6: into the node's saved values. An output whose grad_fn is this node is saved without its
+    history (`is_output`): no node -> tensor -> node reference cycle."""
+    outs = _outputs(out)
+    for name, i in formula.save_outputs:
+        if name not in wanted:
+            continue
+        t = outs[i]
+        node._saved[name] = SavedVariable(t, is_output=t.grad_fn is node)
 
 
 def _view_creation_meta(op, out, args):

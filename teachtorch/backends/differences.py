@@ -13,7 +13,7 @@ the two really differ, the kernels call a function here instead, and nowhere els
    computed on the host (random numbers, a Python list) is copied with `to_device` first, and read back with
    `to_host`. Python numbers are fine on both (they are kernel parameters), and the kernels pass them as
    NumPy scalars (kernels/pointwise.py `_cast`), never as 0-dim device arrays, which would cost a copy each.
-3. **Random numbers** are drawn on the host for both devices (ops/random.py; NumPy's PCG64), then copied to
+3. **Random numbers** are drawn on the host for both devices (kernels/random.py; NumPy's PCG64), then copied to
    the GPU. One implementation, so seeding, `get_state` and every distribution behave the same on both
    devices; the price is a host-to-device copy per random op. PyTorch draws cuda random numbers on the GPU
    (Philox), so its cuda numbers differ from its cpu numbers; teachtorch's cuda numbers equal its cpu ones

@@ -126,7 +126,7 @@ _ctc_loss_backward_op = kernel_op(
 def _ctc_loss_intlist(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity):
     """PyTorch's `ctc_loss_impl`."""
     from .factories import zeros
-    from .pointwise_more import where
+    from .pointwise_ternary import where
     from .tensor_new import tensor
     batched = log_probs.dim() == 3
     lp = log_probs if batched else log_probs.unsqueeze(1)

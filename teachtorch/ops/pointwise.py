@@ -16,8 +16,10 @@ The public function first checks its arguments the way PyTorch's Python binding 
 `torch.maximum(t, 2)` has none: it raises TypeError. NumPy scalars count as Python numbers and NumPy arrays
 become tensors, as in PyTorch.
 
-The rest of the elementwise ops are in pointwise_more.py; the Python operators (`a + b`, `a / b`, `a == b`,
-...) at the bottom of both files.
+The rest of the elementwise ops are in the other ops/pointwise_*.py files, one family each (division, powers,
+math functions, rounding, functions of two and three tensors, comparisons, logical and bitwise ops, nan and
+inf); their array code is in kernels/pointwise_math.py. The Python operators (`a + b`, `a / b`, `a == b`, ...)
+are in operators.py.
 """
 
 import numpy as np
@@ -29,7 +31,8 @@ from .._tensor import Tensor
 from .._tensor import typename as _type_name
 from ..dispatch.dispatcher import call
 from ..dispatch.schema import check_scalar_int
-from ..kernels.pointwise import ALWAYS_BOOL, DEFAULT, INT_TO_FLOAT, pointwise_kernels  # noqa: F401
+from ..kernels import pointwise_math
+from ..kernels.pointwise import ALWAYS_BOOL, DEFAULT, INT_TO_FLOAT, pointwise_kernels, promote  # noqa: F401
 from ._define import bind_method, define, inplace_schema, out_schema, register_kernel
 
 OPS = {}   # public name -> (functional op, in-place op or None, out op or None)
@@ -196,6 +199,13 @@ def opmath(dtype):
     return float32 if dtype is float16 else dtype
 
 
+def promoted_no_opmath(operands):
+    """A promotion kind: the promoted dtype, computed in itself, float16 included (the op itself decides how
+    float16 is computed: div with rounding, pow, nextafter)."""
+    dt = promote(operands, DEFAULT)[0]
+    return dt, dt
+
+
 def not_implemented_for(kernel_name, *refused):
     """A late check raising what PyTorch's dtype dispatch (AT_DISPATCH_...) raises for a dtype it lacks.
 
@@ -274,32 +284,17 @@ def _no_bool_neg(operands):
 # ---- arithmetic -----------------------------------------------------------------------------------------
 
 
-def _scaled(xp, b, alpha):
-    # alpha is converted to the compute dtype first, as the C++ kernel does (`alpha.to<opmath_t>()`); a
-    # negative alpha for an unsigned type wraps around, as in PyTorch.
-    return xp.multiply(b, xp.asarray(alpha).astype(xp.result_type(b)))
-
-
-def _add(xp, a, b, alpha):
-    return xp.add(a, b) if alpha == 1 else xp.add(a, _scaled(xp, b, alpha))
-
-
-def _sub(xp, a, b, alpha):
-    return xp.subtract(a, b) if alpha == 1 else xp.subtract(a, _scaled(xp, b, alpha))
-
-
-add = pointwise("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", _add,
+add = pointwise("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", pointwise_math.add,
                 late_check=_alpha_check, numbers=NUMBERS_ANY, opmath_scalar=True)
-sub = pointwise("sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", _sub, check=_sub_check,
-                late_check=_alpha_check, numbers=NUMBERS_ANY, opmath_scalar=True)
+sub = pointwise("sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", pointwise_math.sub,
+                check=_sub_check, late_check=_alpha_check, numbers=NUMBERS_ANY, opmath_scalar=True)
 mul = pointwise("mul.Tensor(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.multiply(a, b),
                 numbers=NUMBERS_ANY, opmath_scalar=True)
 neg = pointwise("neg(Tensor self) -> Tensor", lambda xp, a: xp.negative(a), check=_no_bool_neg,
                 out_check=exact_out_dtype)
 rsub = pointwise("rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
-                 lambda xp, a, b, alpha: _sub(xp, b, a, alpha), check=_sub_check, late_check=_alpha_check,
-                 inplace=False, out=False, numbers=NUMBERS_OTHER)
-
+                 lambda xp, a, b, alpha: pointwise_math.sub(xp, b, a, alpha), check=_sub_check,
+                 late_check=_alpha_check, inplace=False, out=False, numbers=NUMBERS_OTHER)
 
 
 def alias(alias_name, name):
@@ -318,61 +313,6 @@ def alias(alias_name, name):
 subtract = alias("subtract", "sub")
 multiply = alias("multiply", "mul")
 negative = alias("negative", "neg")
-
-
-# ---- Python operators ---------------------------------------------------------------------------------------
-# `a + b` calls Tensor.__add__, which goes straight to the dispatcher with normalised arguments (the hot path).
-# Like PyTorch's (torch/_tensor.py), an operator given something that is neither a tensor nor a number
-# returns NotImplemented, so Python raises its usual TypeError ("unsupported operand type(s) for +").
-
-_NUMBER_TYPES = (Tensor, int, float, bool)
-
-
-def operand_or_none(other, arrays=False):
-    """`other` as an operand of a Python operator, or None when the operator should return NotImplemented.
-
-    A NumPy array is refused, as PyTorch's operators refuse it: Python then asks the array, so `t + ndarray`
-    is computed by NumPy (through `Tensor.__array__`, with NumPy's promotion: float32 + int32 is float64) and
-    wrapped back into a tensor (`Tensor.__array_wrap__`), while `ndarray + t` is a TypeError. `==` is the
-    exception (`arrays=True`): PyTorch compares with the array as a tensor.
-    """
-    if type(other) in _NUMBER_TYPES or isinstance(other, (Tensor, int, float)):
-        return check_scalar_int(other) if type(other) is int else other
-    if isinstance(other, (np.generic, np.ndarray) if arrays else np.generic) and other.dtype.kind in "biuf":
-        return as_operand(other)
-    return None
-
-
-def binary_operator(op, *params, reflected=False, arrays=False):
-    """`Tensor.__add__` (or `__radd__` when `reflected`) for the functional or in-place `op`; `arrays`: see
-    `operand_or_none`."""
-    if reflected:
-        def dunder(self, other):
-            if type(other) is not Tensor:
-                other = operand_or_none(other, arrays)
-                if other is None:
-                    return NotImplemented
-            return call(op, (other, self) + params)
-    else:
-        def dunder(self, other):
-            if type(other) is not Tensor:     # the common case, tensor op tensor, needs no conversion
-                other = operand_or_none(other, arrays)
-                if other is None:
-                    return NotImplemented
-            return call(op, (self, other) + params)
-    return dunder
-
-
-Tensor.__add__ = binary_operator(OPS["add"][0], 1)
-Tensor.__radd__ = binary_operator(OPS["add"][0], 1)      # `2 + t` is t.add(2), as in PyTorch
-Tensor.__iadd__ = binary_operator(OPS["add"][1], 1)
-Tensor.__sub__ = binary_operator(OPS["sub"][0], 1)
-Tensor.__rsub__ = binary_operator(OPS["rsub"][0], 1)      # `2 - t` is torch.rsub(t, 2)
-Tensor.__isub__ = binary_operator(OPS["sub"][1], 1)
-Tensor.__mul__ = binary_operator(OPS["mul"][0])
-Tensor.__rmul__ = binary_operator(OPS["mul"][0])
-Tensor.__imul__ = binary_operator(OPS["mul"][1])
-Tensor.__neg__ = lambda self: call(OPS["neg"][0], (self,))
 
 
 __all__ = ['add', 'mul', 'multiply', 'neg', 'negative', 'rsub', 'sub', 'subtract']

@@ -1,3 +1,4 @@
+# Over 600 lines: torch.Generator and every random op's binding are one family (the array code: kernels/random.py)
 """Random numbers: generators, random factories (`rand`, `randint`, ...) and the in-place random fills.
 
 How PyTorch does it. A `torch.Generator` owns the state of a pseudo-random number generator: on the cpu a
@@ -18,9 +19,11 @@ Every in-place fill writes through `backends.write`, so it lands in the storage 
 strides. This is the bug class of shared/reference §5.2: on MPS every random in-place op (`normal_`,
 `uniform_`, ...) once silently did nothing on a transposed tensor, because the kernel filled a contiguous
 temporary and never copied it back. Here the only way to write is the one write path.
+
+This file holds the generators, the schemas, the registered kernels and the public functions; the array
+code (each distribution's checks, and the fills that draw the numbers) is in kernels/random.py.
 """
 
-import math
 import operator
 import secrets
 
@@ -30,16 +33,15 @@ from .. import _dtype
 from .._device import as_device
 from .._strides import broadcast_shapes
 from .._tensor import Tensor
-from ..backends import ARRAY_MODULES, quietly, write
 from ..backends import empty as _empty_tensor
 from ..dispatch.schema import unpack_int64
+from ..kernels import random as K
 from ..kernels.pointwise import write_out
 from ._define import bind_method, define, method, register_kernel
 from .factories import (
     _factory, _factory_out, _finish, _format_name, _is_index, _size_arg, _type_name, check_device, check_like_input,
     check_out, check_requires_grad, strides_for,
 )
-from .._dtype import checked_convert
 from .tensor_new import tensor
 
 # ---- generators ---------------------------------------------------------------------------------------------
@@ -178,231 +180,73 @@ def _rng(generator, fn="random", device=None):
     return generator._rng
 
 
-# ---- what PyTorch's messages call each dtype ------------------------------------------------------------------
-
-# the C++ type names in `check_from_to_in_range` and Cauchy's message (caffe2::TypeMeta names)
-_CPP_NAME = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
-             "int64": "long int", "float16": "c10::Half", "float32": "float", "float64": "double"}
-_DIGITS = {"float16": 11, "float32": 24, "float64": 53}   # std::numeric_limits<T>::digits
-
-
-def _g(x):
-    return f"{x:g}"   # a double as C++'s operator<< prints it
-
-
-def _not_implemented(kernel_name, t):
-    return NotImplementedError(f"\"{kernel_name}\" not implemented for '{t.dtype._ptname}'")
-
-
-# ---- drawing numbers (NumPy, on the host) ---------------------------------------------------------------------
-
-
-def _uniform01(rng, shape, dtype):
-    """k / 2**digits for a random integer k < 2**digits: exactly representable in `dtype`, and never 1.0.
-    This is PyTorch's `uniform_real` (TransformationHelper.h), which masks the random bits the same way."""
-    digits = _DIGITS[dtype.name]
-    return rng.integers(0, 2**digits, size=shape, dtype=np.int64) * 2.0**-digits
-
-
-def _fill_random(self, draw):
-    """Write `draw(shape)` (a host array of self's logical shape) into every element of self's view.
-
-    The values go through backends.write, the one write path: a transposed, sliced or offset target gets
-    every element of its view changed and nothing outside it.
-    """
-    if self._storage._data is None or self.numel() == 0:   # meta tensors have no bytes; empty ones no elements
-        return self
-    values = draw(self._sizes)
-    write(self, ARRAY_MODULES[self.device.type].asarray(values))
-    return self
-
-
 # ---- in-place fills -------------------------------------------------------------------------------------
 
 
 def uniform__kernel(ks, self, from_, to, generator):
     """Uniform on [from, to)."""
-    if not self.dtype.is_floating_point:
-        raise _not_implemented("check_uniform_bounds", self)
-    hi = float(np.finfo(self.dtype.numpy).max)
-    cpp = _CPP_NAME[self.dtype.name]
-    if not -hi <= from_ <= hi:
-        raise RuntimeError(f"from is out of bounds for {cpp}")
-    if not -hi <= to <= hi:
-        raise RuntimeError(f"to is out of bounds for {cpp}")
-    if not from_ <= to:
-        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_g(from_)} > to={_g(to)}")
-    if not to - from_ <= hi:
-        raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<{self.dtype._ptname}>::max(), but found "
-                           f"to={_g(to)} and from={_g(from_)} which result in to-from to exceed the limit")
-    rng = _rng(generator, "uniform_", self.device)
-    return _fill_random(self, lambda shape: _uniform01(rng, shape, self.dtype) * (to - from_) + from_)
+    K.check_uniform(self, from_, to)
+    return K.fill_uniform(self, _rng(generator, "uniform_", self.device), from_, to)
 
 
 def normal__kernel(ks, self, mean, std, generator):
     """Normal with the given mean and standard deviation."""
-    if not std >= 0.0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {_g(std)}")
-    if self.numel() == 0:
+    if not K.check_normal(self, std):
         return self
-    if not self.dtype.is_floating_point:
-        raise _not_implemented("normal_kernel_cpu", self)
-    rng = _rng(generator, "normal_", self.device)
-    return _fill_random(self, lambda shape: rng.standard_normal(shape) * std + mean)
-
-
-def _c_int64(x):
-    """static_cast<int64_t>(x) of a float as x86 does it: out of range (or inf) gives INT64_MIN."""
-    x = float(x)
-    return int(x) if math.isfinite(x) and -2.0**63 <= x < 2.0**63 else -2**63
-
-
-def _update_from(start, dtype):
-    """`from`, moved up to the next value `dtype` represents (update_from in DistributionTemplates.h)."""
-    from_plus_1 = _c_int64(quietly(dtype.numpy.type, start + 1))
-    if from_plus_1 < start:
-        n = abs(start + 1).bit_length() - 1
-        start = from_plus_1 + (1 << (n - _DIGITS[dtype.name] + 1))
-    return start
-
-
-def _update_to(to, dtype):
-    to_minus_1 = _c_int64(quietly(dtype.numpy.type, to - 1))
-    if to_minus_1 >= to:
-        n = abs(to - 1).bit_length() - 1
-        to = to_minus_1 - (1 << (n - _DIGITS[dtype.name] + 1))
-    return to
-
-
-def _check_from_to_in_range(start, to_inc, dtype):
-    """Both ends of an integer range must be values of `dtype` (check_from_to_in_range)."""
-    if dtype.is_floating_point:
-        lo, hi = -float(np.finfo(dtype.numpy).max), float(np.finfo(dtype.numpy).max)
-    elif dtype is _dtype.bool_:
-        lo, hi = 0, 1
-    else:
-        lo, hi = int(np.iinfo(dtype.numpy).min), int(np.iinfo(dtype.numpy).max)
-    if not lo <= start <= hi:
-        raise RuntimeError(f"from is out of bounds for {_CPP_NAME[dtype.name]}")
-    if not lo <= to_inc <= hi:
-        raise RuntimeError(f"to - 1 is out of bounds for {_CPP_NAME[dtype.name]}")
-
-
-def _random_range(self, start, to):
-    """The inclusive range [low, high] that random_(from, to) draws from, after PyTorch's checks."""
-    dtype = self.dtype
-    if to is not None:
-        if not start < to:
-            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={start} >= to={to}")
-        if dtype.is_floating_point:
-            start, to = _update_from(start, dtype), _update_to(to, dtype)
-            if not start < to:
-                raise RuntimeError(f"random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, "
-                                   f"but got from={start} >= to={to}")
-        _check_from_to_in_range(start, to - 1, dtype)
-        return start, to - 1
-    if start == -2**63:
-        return start, 2**63 - 1   # the whole int64 range
-    if dtype.is_floating_point:
-        to_inc = min(1 << _DIGITS[dtype.name], 2**63 - 1)
-        start = _update_from(start, dtype)
-        if not start < to_inc:
-            raise RuntimeError(f"random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' casted "
-                               f"to dtype, but got from={start} > to_inc={to_inc}")
-    else:
-        to_inc = 1 if dtype is _dtype.bool_ else int(np.iinfo(dtype.numpy).max)
-    _check_from_to_in_range(start, to_inc, dtype)
-    return start, to_inc
+    return K.fill_normal(self, _rng(generator, "normal_", self.device), mean, std)
 
 
 def random__kernel(ks, self, from_, to, generator):
     """`random_(from, to)`: integers in [from, to). `to=None`: up to the dtype's largest value (inclusive)."""
-    low, high = _random_range(self, from_, to)
-    rng = _rng(generator, "random_", self.device)
-    return _fill_random(self, lambda shape: rng.integers(low, high, size=shape, dtype=np.int64, endpoint=True))
+    low, high = K.random_range(self, from_, to)
+    return K.fill_integers(self, _rng(generator, "random_", self.device), low, high)
 
 
 def random_default_kernel(ks, self, generator):
     """`random_()`: integers in [0, largest]: the dtype's max for integers, 2**digits for floats, {0, 1} for bool."""
-    if self.dtype.is_floating_point:
-        high = 1 << _DIGITS[self.dtype.name]
-    else:
-        high = 1 if self.dtype is _dtype.bool_ else int(np.iinfo(self.dtype.numpy).max)
-    rng = _rng(generator, "random_", self.device)
-    return _fill_random(self, lambda shape: rng.integers(0, high, size=shape, dtype=np.int64, endpoint=True))
+    high = K.random_default_high(self)
+    return K.fill_integers(self, _rng(generator, "random_", self.device), 0, high)
 
 
 def bernoulli_float_kernel(ks, self, p, generator):
     """Each element 1 with probability p, else 0 (any dtype)."""
-    if not 0 <= p <= 1:
-        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_g(p)}")
-    rng = _rng(generator, "bernoulli_", self.device)
-    return _fill_random(self, lambda shape: rng.random(shape) < p)
+    K.check_bernoulli_p(p)
+    return K.fill_bernoulli(self, _rng(generator, "bernoulli_", self.device), p)
 
 
 def bernoulli_tensor_kernel(ks, self, p, generator):
     """Element i is 1 with probability p[i]; `p` broadcasts to self's shape."""
-    if self.numel() == 0:
+    probs = K.bernoulli_probabilities(self, p)
+    if probs is None:
         return self
-    if not p.dtype.is_floating_point:
-        raise _not_implemented("bernoulli_tensor_cpu_p_", p)
-    probs = p.expand(self._sizes)   # PyTorch's expand error when p does not broadcast
-    if probs._storage._data is None:
-        return self
-    values = probs._host_array()
-    if not ((values >= 0) & (values <= 1)).all():
-        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message "
-                           "be improved?  If so, please report an enhancement request to PyTorch.)")
-    rng = _rng(generator, "bernoulli_", self.device)
-    return _fill_random(self, lambda shape: rng.random(shape) < values)
+    return K.fill_bernoulli(self, _rng(generator, "bernoulli_", self.device), probs)
 
 
 def exponential__kernel(ks, self, lambd, generator):
     """Exponential with rate `lambd` (mean 1 / lambd)."""
-    if not lambd > 0.0:
-        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_g(lambd)}")
-    if self.numel() == 0:
+    if not K.check_exponential(self, lambd):
         return self
-    if not self.dtype.is_floating_point:
-        raise RuntimeError("Exponential distribution is a continuous probability distribution. dtype must be a "
-                           f"floating point but you specified {self.dtype._ptname}")
-    rng = _rng(generator, "exponential_", self.device)
-    return _fill_random(self, lambda shape: rng.standard_exponential(shape) / lambd)
+    return K.fill_exponential(self, _rng(generator, "exponential_", self.device), lambd)
 
 
 def geometric__kernel(ks, self, p, generator):
     """Number of Bernoulli(p) trials up to the first success: 1, 2, 3, ..."""
-    if not 0 < p < 1:
-        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_g(p)}")
-    if self.numel() == 0:
+    if not K.check_geometric(self, p):
         return self
-    if self.dtype is _dtype.bool_:
-        raise _not_implemented("geometric_cpu", self)
-    rng = _rng(generator, "geometric_", self.device)
-    return _fill_random(self, lambda shape: rng.geometric(p, shape))
+    return K.fill_geometric(self, _rng(generator, "geometric_", self.device), p)
 
 
 def log_normal__kernel(ks, self, mean, std, generator):
     """exp(X) for X normal with the given mean and std."""
-    if not std > 0.0:
-        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_g(std)}")
-    if self.numel() == 0:
+    if not K.check_log_normal(self, std):
         return self
-    if not self.dtype.is_floating_point:
-        raise _not_implemented("log_normal_cpu", self)
-    rng = _rng(generator, "log_normal_", self.device)
-    return _fill_random(self, lambda shape: np.exp(rng.standard_normal(shape) * std + mean))
+    return K.fill_log_normal(self, _rng(generator, "log_normal_", self.device), mean, std)
 
 
 def cauchy__kernel(ks, self, median, sigma, generator):
     """Cauchy: median + sigma * tan(pi * (U - 1/2))."""
-    if not sigma > 0.0:
-        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_g(sigma)}")
-    if not self.dtype.is_floating_point:
-        raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype must be a floating "
-                           f"point but you specified {_CPP_NAME[self.dtype.name]}")
-    rng = _rng(generator, "cauchy_", self.device)
-    return _fill_random(self, lambda shape: median + sigma * np.tan(np.pi * (rng.random(shape) - 0.5)))
+    K.check_cauchy(self, sigma)
+    return K.fill_cauchy(self, _rng(generator, "cauchy_", self.device), median, sigma)
 
 
 def _inplace(schema, kernel):
@@ -487,21 +331,13 @@ def _randint_kernel(ks, low, high, size, generator, dtype, device):
 def _randperm_kernel(ks, n, generator, dtype, device):
     dtype = dtype or _dtype.int64
     t = _empty_tensor((n,), dtype, device)   # PyTorch: empty(n), then randperm_out's checks
-    # check_supported_max_int_with_precision (TensorFactories.cpp): n - 1 must fit, exactly
-    checked_convert(n - 1 if n > 0 else n, dtype)
-    limits = {"float16": (2049, "2049 for Half"), "float32": (2**24 + 1, "2^24+1 for Float"),
-              "float64": (2**53 + 1, "2^53+1 for Double")}
-    if dtype.name in limits and n > limits[dtype.name][0]:
-        raise RuntimeError(f"n cannot be greater than {limits[dtype.name][1]} type.")
-    if dtype is _dtype.bool_:
-        raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
-    rng = _rng(generator, "randperm", t.device)
-    return _fill_random(t, lambda shape: rng.permutation(n))
+    K.check_randperm(n, dtype)
+    return K.fill_permutation(t, _rng(generator, "randperm", t.device), n)
 
 
 def _normal_float_float_kernel(ks, mean, std, size, generator, dtype, device):
     if not std >= 0.0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {_g(std)}")
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {K.cpp_double(std)}")
     t = _empty_tensor(size, dtype or _dtype.get_default_dtype(), device)
     return normal__kernel(ks, t, mean, std, generator)
 
@@ -700,24 +536,17 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=
 # ---- normal, bernoulli, multinomial -------------------------------------------------------------------------
 
 
-def _check_std_tensor(std):
-    if std.numel() > 0 and std._storage._data is not None and not (std._host_array() >= 0).all():
-        raise RuntimeError("normal expects all elements of std >= 0.0")
-
-
 def _normal_from(out, mean, std, generator):
     """`out.normal_(0, 1).mul_(std).add_(mean)` (normal_out_impl in DistributionTemplates.h), in one write."""
     normal__kernel(None, out, 0.0, 1.0, generator)
     if out._storage._data is None or out.numel() == 0:
         return out
-    m = mean._data() if isinstance(mean, Tensor) else mean
-    s = std._data() if isinstance(std, Tensor) else std
-    write(out, out._data() * s + m)
+    K.scale_and_shift(out, std, mean)
     return out
 
 
 def _normal_tensor_tensor_kernel(ks, mean, std, generator):
-    _check_std_tensor(std)
+    K.check_std_tensor(std)
     shape = broadcast_shapes(mean._sizes, std._sizes)
     out = _empty_tensor(shape, mean.dtype, mean.device)   # the result has mean's dtype, contiguous
     return _normal_from(out, mean, std, generator)
@@ -725,12 +554,12 @@ def _normal_tensor_tensor_kernel(ks, mean, std, generator):
 
 def _normal_tensor_float_kernel(ks, mean, std, generator):
     if not std >= 0.0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {_g(std)}")
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {K.cpp_double(std)}")
     return _normal_from(_empty_tensor(mean._sizes, mean.dtype, mean.device), mean, std, generator)
 
 
 def _normal_float_tensor_kernel(ks, mean, std, generator):
-    _check_std_tensor(std)
+    K.check_std_tensor(std)
     return _normal_from(_empty_tensor(std._sizes, std.dtype, std.device), mean, std, generator)
 
 
@@ -763,7 +592,7 @@ def _out_of(schema, kernel, check=None):
 
 def _float_out(out):
     if not out.dtype.is_floating_point:
-        raise _not_implemented("normal_kernel_cpu", out)
+        raise K.not_implemented("normal_kernel_cpu", out)
 
 
 normal_tensor_tensor_out_op = _out_of("normal.Tensor_Tensor_out(Tensor mean, Tensor std, *, Generator? generator="
@@ -841,54 +670,12 @@ def bernoulli(input, p=None, *, generator=None, out=None):
 
 
 def _multinomial_kernel(ks, self, num_samples, replacement, generator):
-    if not 1 <= self.dim() <= 2:
-        raise RuntimeError("prob_dist must be 1 or 2 dim")
-    if not self.dtype.is_floating_point:
-        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {self.dtype._ptname}")
-    if num_samples <= 0:
-        raise RuntimeError("cannot sample n_sample <= 0 samples")
-    n_categories = self._sizes[-1]
-    if not replacement and num_samples > n_categories:
-        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
-    if n_categories > 2**24:
-        raise RuntimeError("number of categories cannot exceed 2^24")
-    shape = (num_samples,) if self.dim() == 1 else (self._sizes[0], num_samples)
+    shape = K.check_multinomial(self, num_samples, replacement)
     out = _empty_tensor(shape, _dtype.int64, self.device)
     if out.numel() == 0 or out._storage._data is None:
         return out
-    if n_categories == 0:
-        # no category to draw (with replacement: without, the check above refused already); PyTorch's checks
-        # say so in their own words: aminmax of the probabilities when drawing one, the sum otherwise
-        if num_samples == 1:
-            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has "
-                               "no identity.")
-        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    probs = self._host_array().astype(np.float64).reshape(-1, n_categories)
-    rng = _rng(generator, "multinomial", self.device)
-    if not replacement or num_samples == 1:
-        if not (probs.max() < np.inf and probs.min() >= 0):   # NaN fails both comparisons
-            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-        if (probs.sum(axis=1) == 0).any():
-            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-        # PyTorch's trick (Multinomial.cpp): the k largest p / q, q ~ Exponential(1), are k samples without
-        # replacement (the Gumbel-top-k trick, with exp applied)
-        keys = probs / rng.standard_exponential(probs.shape)
-        samples = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
-    else:
-        if not (probs >= 0).all():   # NaN fails this test too, and PyTorch reports it as "< 0"
-            raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
-        if not np.isfinite(probs).all():
-            raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity or NaN)")
-        sums = probs.sum(axis=1)
-        if (sums <= 0).any():
-            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-        # inverse transform sampling: where a uniform number falls in the cumulative distribution
-        cdf = np.cumsum(probs / sums[:, None], axis=1)
-        u = rng.random((probs.shape[0], num_samples))
-        samples = np.stack([np.minimum(np.searchsorted(c, row, side="right"), n_categories - 1)
-                            for c, row in zip(cdf, u)])
-    write(out, ARRAY_MODULES[out.device.type].asarray(samples.reshape(shape)))
-    return out
+    probs = K.multinomial_probabilities(self, num_samples)
+    return K.fill_multinomial(out, probs, num_samples, replacement, _rng(generator, "multinomial", self.device))
 
 
 multinomial_op = define("multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? "

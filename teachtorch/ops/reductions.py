@@ -9,70 +9,22 @@ but they work along one dim the same way, and live here as they do in PyTorch's 
 How PyTorch does it: every op has a schema in native_functions.yaml, often several *overloads* (`sum` with no
 dim, `sum.dim_IntList`, `sum.IntList_out`); the Python binding picks the overload from the arguments you
 pass. The kernels (aten/src/ATen/native/ReduceOps.cpp, SoftMax.cpp, Sorting.cpp, LinearAlgebra.cpp) are in
-kernels/reduction.py here. Results are always fresh and contiguous, whatever the input's strides.
+kernels/reduction_kernels.py here (one per overload, with its dtype and out= checks) over the array code of
+kernels/reduction.py. Results are always fresh and contiguous, whatever the input's strides.
 
 `max(x, dim)` returns two tensors as a *named tuple*, `torch.return_types.max(values=..., indices=...)`:
-a tuple you can unpack or index, whose fields also have names. `return_types` below builds those.
+a tuple you can unpack or index, whose fields also have names (ops/return_types.py makes those classes).
 """
 
 import functools
-import operator
-import sys
-import types
 
 from .. import _dtype, _strides
 from .._dispatch_key import CompositeImplicitAutograd
 from .._tensor import Tensor
 from ..dispatch.dispatcher import lookup
-from ..kernels import reduction as K
-from ._define import bind_method, define, register_kernel
-from ._define import composite_op
-
-# ---- named tuples: torch.return_types ----------------------------------------------------------------------
-
-return_types = types.ModuleType(
-    "teachtorch.return_types",
-    "Named tuples returned by ops with several outputs, like PyTorch's `torch.return_types` (structseq).")
-sys.modules["teachtorch.return_types"] = return_types   # importable by name, so the named tuples pickle
-
-
-class StructSeq(tuple):
-    """A tuple with named fields, PyTorch's `structseq` (torch/csrc/utils/structseq.cpp).
-
-    `r = x.max(0)` is a real tuple: `values, indices = r` and `r[0]` work, and so do `r.values`, `r.indices`.
-    """
-
-    _fields = ()
-    n_fields = n_sequence_fields = 0
-    n_unnamed_fields = 0
-
-    def __new__(cls, sequence):
-        sequence = tuple(sequence)
-        if len(sequence) != len(cls._fields):
-            raise TypeError(f"torch.return_types.{cls.__name__}() takes a {len(cls._fields)}-sequence "
-                            f"({len(sequence)}-sequence given)")
-        return tuple.__new__(cls, sequence)
-
-    def __repr__(self):
-        body = ",\n".join(f"{name}={value!r}" for name, value in zip(self._fields, self))
-        return f"torch.return_types.{type(self).__name__}(\n{body})"
-
-    def __reduce__(self):
-        return (type(self), (tuple(self),))
-
-
-def structseq(name, fields):
-    """Make (once) and return the named-tuple class `return_types.<name>` with these field names."""
-    cls = getattr(return_types, name, None)
-    if cls is None:
-        attrs = {"_fields": tuple(fields), "n_fields": len(fields), "n_sequence_fields": len(fields),
-                 "__module__": "teachtorch.return_types"}
-        for i, f in enumerate(fields):
-            attrs[f] = property(operator.itemgetter(i), doc=f"Alias for field number {i}")
-        cls = type(name, (StructSeq,), attrs)
-        setattr(return_types, name, cls)
-    return cls
-
+from ..kernels import reduction_kernels as R
+from ._define import bind_method, composite_op, kernel_op
+from .return_types import return_types, structseq
 
 for _name, _fields in [("max", ("values", "indices")), ("min", ("values", "indices")),
                        ("median", ("values", "indices")), ("nanmedian", ("values", "indices")),
@@ -84,18 +36,21 @@ for _name, _fields in [("max", ("values", "indices")), ("min", ("values", "indic
 # ---- helpers ------------------------------------------------------------------------------------------------
 
 
-def _op(schema, kernel):
-    """Define an op from its schema and register its backend kernel (cpu and meta; cuda reuses it)."""
-    op = define(schema)
-    kernel.__qualname__ = op.schema.full_name.replace(".", "_") + "_kernel"
-    register_kernel(op, kernel)
-    return op
+def _op(schema, kernel, *, composite=False):
+    """Define one reduction op from its schema: the one way every op of this file is made.
 
-
-def _composite(schema, kernel):
-    op = composite_op(schema, kernel)
-    op.kernels[CompositeImplicitAutograd].__qualname__ = op.schema.full_name.replace(".", "_")
-    return op
+    `kernel(ks, *args)` is its backend kernel (CPU, CUDA, Meta; from kernels/reduction_kernels.py); with
+    `composite=True`, `kernel(*args)` calls other ops instead (CompositeImplicitAutograd). The trace names each
+    after its overload, as the kernels of kernels/reduction_kernels.py are named (`sum_dim_IntList_kernel`);
+    those a factory makes for max and min alike get the name here (`max_dim_kernel`, and `max_other`).
+    """
+    name = schema.split("(", 1)[0].replace(".", "_")
+    if composite:
+        op = composite_op(schema, kernel)
+        op.kernels[CompositeImplicitAutograd].__qualname__ = name
+        return op
+    kernel.__qualname__ = name + "_kernel"
+    return kernel_op(schema, kernel)
 
 
 def _dims_arg(dim, name):
@@ -120,42 +75,14 @@ def _int_arg(dim, name):
     return dim.__index__()
 
 
-def _out_dtype(out, dtype):
-    """Reductions that take `dtype=`: with `out=`, dtype must match out's; without it, out's dtype is used."""
-    if dtype is not None:
-        K.check_out_dtype(out, dtype)
-        return dtype
-    return out.dtype
-
-
-def _finish(array, dtype, shape, self):
-    return K.result(array, dtype, shape, self.device)
-
-
 # ---- sum, nansum, prod ------------------------------------------------------------------------------------
 
 
-def _sum_kernel(ks, self, dtype):
-    array, dt, shape = K.sum_like(self, None, False, K.sum_dtype(self.dtype, dtype))
-    return _finish(array, dt, shape, self)
-
-
-def _sum_dim_kernel(ks, self, dim, keepdim, dtype):
-    array, dt, shape = K.sum_like(self, dim, keepdim, K.sum_dtype(self.dtype, dtype))
-    return _finish(array, dt, shape, self)
-
-
-def _sum_out_kernel(ks, self, dim, keepdim, dtype, out):
-    array, dt, shape = K.sum_like(self, dim, keepdim, _out_dtype(out, dtype))
-    K.write_outs([(out, array)], shape)
-    return out
-
-
-_sum = _op("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", _sum_kernel)
+_sum = _op("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", R.sum_kernel)
 _sum_dim = _op("sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-               _sum_dim_kernel)
+               R.sum_dim_IntList_kernel)
 _sum_out = _op("sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, "
-               "Tensor(a!) out) -> Tensor(a!)", _sum_out_kernel)
+               "Tensor(a!) out) -> Tensor(a!)", R.sum_IntList_out_kernel)
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -168,41 +95,10 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     return _sum_dim(input, dim, keepdim, dtype=dtype)
 
 
-def _nansum_kind(self):
-    # integers have no NaN: PyTorch's nansum simply calls sum for them
-    return "nansum" if self.dtype.is_floating_point else "sum"
-
-
-def _nansum_kernel(ks, self, dim, keepdim, dtype):
-    array, dt, shape = K.sum_like(self, dim, keepdim, K.sum_dtype(self.dtype, dtype), kind=_nansum_kind(self))
-    return _finish(array, dt, shape, self)
-
-
-def _check_nansum_out(self, out, dtype):
-    """nansum's own out= rules (ReduceOps.cpp nansum_out)."""
-    if not self.dtype.is_floating_point:
-        return _out_dtype(out, dtype)          # integers go through sum
-    if dtype is not None:
-        if out.dtype is not dtype:
-            raise RuntimeError(f"nansum: provided dtype must match dtype of result. Got {out.dtype._ptname} and "
-                               f"{dtype._ptname}.")
-        return dtype
-    if not out.dtype.is_floating_point:        # no dtype=: the NaN-skipping kernel runs in out's dtype
-        raise K.not_implemented("nansum_cpu", out.dtype)
-    return out.dtype
-
-
-def _nansum_out_kernel(ks, self, dim, keepdim, dtype, out):
-    dt = _check_nansum_out(self, out, dtype)
-    array, dt, shape = K.sum_like(self, dim, keepdim, dt, kind=_nansum_kind(self))
-    K.write_outs([(out, array)], shape)
-    return out
-
-
 _nansum = _op("nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-              _nansum_kernel)
+              R.nansum_kernel)
 _nansum_out = _op("nansum.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, "
-                  "Tensor(a!) out) -> Tensor(a!)", _nansum_out_kernel)
+                  "Tensor(a!) out) -> Tensor(a!)", R.nansum_out_kernel)
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -213,27 +109,11 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     return _nansum(input, dim, keepdim, dtype=dtype)
 
 
-def _prod_kernel(ks, self, dtype):
-    array, dt, shape = K.sum_like(self, None, False, K.sum_dtype(self.dtype, dtype), kind="prod")
-    return _finish(array, dt, shape, self)
-
-
-def _prod_dim_kernel(ks, self, dim, keepdim, dtype):
-    array, dt, shape = K.sum_like(self, dim, keepdim, K.sum_dtype(self.dtype, dtype), kind="prod")
-    return _finish(array, dt, shape, self)
-
-
-def _prod_out_kernel(ks, self, dim, keepdim, dtype, out):
-    array, dt, shape = K.sum_like(self, dim, keepdim, _out_dtype(out, dtype), kind="prod")
-    K.write_outs([(out, array)], shape)
-    return out
-
-
-_prod = _op("prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", _prod_kernel)
+_prod = _op("prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", R.prod_kernel)
 _prod_dim = _op("prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-                _prod_dim_kernel)
+                R.prod_dim_int_kernel)
 _prod_out = _op("prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, "
-                "Tensor(a!) out) -> Tensor(a!)", _prod_out_kernel)
+                "Tensor(a!) out) -> Tensor(a!)", R.prod_int_out_kernel)
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -251,41 +131,11 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
 # ---- mean, nanmean ----------------------------------------------------------------------------------------
 
 
-def _mean_dtype(self, dtype, name="mean"):
-    """mean() needs a floating result: it can't infer one from an integer input (ReduceOps.cpp mean meta)."""
-    d = dtype if dtype is not None else self.dtype
-    if not d.is_floating_point:
-        what, got = ("Optional", dtype) if dtype is not None else ("Input", self.dtype)
-        raise RuntimeError(f"{name}(): could not infer output dtype. {what} dtype must be either a floating point or "
-                           f"complex dtype. Got: {got._ptname}")
-    return d
-
-
-def _mean_kernel(ks, self, dtype):
-    array, dt, shape = K.sum_like(self, None, False, _mean_dtype(self, dtype), kind="mean")
-    return _finish(array, dt, shape, self)
-
-
-def _mean_dim_kernel(ks, self, dim, keepdim, dtype):
-    array, dt, shape = K.sum_like(self, dim, keepdim, _mean_dtype(self, dtype), kind="mean")
-    return _finish(array, dt, shape, self)
-
-
-def _mean_out_kernel(ks, self, dim, keepdim, dtype, out):
-    _mean_dtype(self, dtype)
-    dt = _out_dtype(out, dtype)
-    # PyTorch sums into out, then divides it in place: a float quotient can't go into an integer out
-    K.check_out_castable(out, self.dtype if dtype is None else dtype)
-    array, dt, shape = K.sum_like(self, dim, keepdim, dt, kind="mean")
-    K.write_outs([(out, array)], shape)
-    return out
-
-
-_mean = _op("mean(Tensor self, *, ScalarType? dtype=None) -> Tensor", _mean_kernel)
+_mean = _op("mean(Tensor self, *, ScalarType? dtype=None) -> Tensor", R.mean_kernel)
 _mean_dim = _op("mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-                _mean_dim_kernel)
+                R.mean_dim_kernel)
 _mean_out = _op("mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, "
-                "Tensor(a!) out) -> Tensor(a!)", _mean_out_kernel)
+                "Tensor(a!) out) -> Tensor(a!)", R.mean_out_kernel)
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -298,35 +148,17 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     return _mean_dim(input, dim, keepdim, dtype=dtype)
 
 
-def _check_nanmean(self, dtype):
-    if not self.dtype.is_floating_point:
-        raise RuntimeError(
-            f"nanmean(): expected input to have floating point or complex dtype but got {self.dtype._ptname}")
-    return _mean_dtype(self, dtype, "nanmean")
-
-
 def _nanmean_composite(self, dim, keepdim, dtype):
     # PyTorch's nanmean is a composite (ReduceOps.cpp): the NaN-skipping sum over the count of non-NaNs
-    _check_nanmean(self, dtype)
+    R.check_nanmean(self, dtype)
     count = self.isnan().logical_not_().sum(dim, keepdim)
     return _nansum(self, dim, keepdim, dtype=dtype).div(count)
 
 
-def _nanmean_out_kernel(ks, self, dim, keepdim, dtype, out):
-    if not self.dtype.is_floating_point:
-        raise RuntimeError(
-            "nanmean(): integral types and 'Bool' are not supported for nanmean, even for empty tensors.")
-    _check_nanmean(self, dtype)
-    dt = _check_nansum_out(self, out, dtype)     # PyTorch: nansum_out(out, ...).div_(count of non-NaNs)
-    array, dt, shape = K.sum_like(self, dim, keepdim, dt, kind="nanmean")
-    K.write_outs([(out, array)], shape)
-    return out
-
-
-_nanmean = _composite("nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-                      _nanmean_composite)
+_nanmean = _op("nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+               _nanmean_composite, composite=True)
 _nanmean_out = _op("nanmean.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, "
-                   "Tensor(a!) out) -> Tensor(a!)", _nanmean_out_kernel)
+                   "Tensor(a!) out) -> Tensor(a!)", R.nanmean_out_kernel)
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -343,33 +175,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
 def _extreme_ops(kind):
     """The overloads of max (or min): full reduction, along a dim with indices, and elementwise with another."""
     idx_name = "max_values" if kind == "max" else "min_indices"
-
-    def full_kernel(ks, self):
-        K.check_full_nonempty(self, kind)
-        array, shape = K.extreme(self, None, False, "amax" if kind == "max" else "amin")
-        return _finish(array, self.dtype, shape, self)
-
-    def unary_out_kernel(ks, self, out):
-        K.check_full_nonempty(self, kind)
-        if not _dtype.can_cast(self.dtype, out.dtype):
-            raise RuntimeError(
-                "Expected canCast( typeMetaToScalarType(self.dtype()), typeMetaToScalarType(out.dtype())) to be true, "
-                "but got false.  (Could this error message be improved?  If so, please report an enhancement "
-                "request to PyTorch.)")
-        array, shape = K.extreme(self, None, False, "amax" if kind == "max" else "amin")
-        K.write_outs([(out, array)], shape)
-        return out
-
-    def dim_kernel(ks, self, dim, keepdim):
-        values, indices, shape = K.extreme_with_index(self, dim, keepdim, kind)
-        return (_finish(values, self.dtype, shape, self), _finish(indices, _dtype.int64, shape, self))
-
-    def dim_out_kernel(ks, self, dim, keepdim, values_out, indices_out):
-        K.check_out_dtype(values_out, self.dtype)
-        K.check_out_dtype(indices_out, _dtype.int64)
-        values, indices, shape = K.extreme_with_index(self, dim, keepdim, kind)
-        K.write_outs([(values_out, values), (indices_out, indices)], shape)
-        return values_out, indices_out
+    full_kernel, unary_out_kernel, dim_kernel, dim_out_kernel = R.extreme_kernels(kind)
 
     def other(self, other):
         # PyTorch's max(a, b) is a composite: just at::maximum(a, b) (BinaryOps.cpp)
@@ -384,8 +190,8 @@ def _extreme_ops(kind):
         _op(f"{kind}.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", dim_kernel),
         _op(f"{kind}.dim_{kind}(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) {kind}, Tensor(b!) {idx_name}) "
             "-> (Tensor(a!) values, Tensor(b!) indices)", dim_out_kernel),
-        _composite(f"{kind}.other(Tensor self, Tensor other) -> Tensor", other),
-        _composite(f"{kind}.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", other_out),
+        _op(f"{kind}.other(Tensor self, Tensor other) -> Tensor", other, composite=True),
+        _op(f"{kind}.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", other_out, composite=True),
     )
 
 
@@ -425,18 +231,7 @@ min = _extreme_function("min", _MIN_OPS)
 
 
 def _amax_ops(kind):
-    def kernel(ks, self, dim, keepdim):
-        array, shape = K.extreme(self, dim, keepdim, kind)
-        return _finish(array, self.dtype, shape, self)
-
-    def out_kernel(ks, self, dim, keepdim, out):
-        if out.dtype is not self.dtype:
-            raise RuntimeError(f"Expected the dtype for input and out to match, but got {self.dtype._ptname} for "
-                               f"input's dtype and {out.dtype._ptname} for out's dtype.")
-        array, shape = K.extreme(self, dim, keepdim, kind)
-        K.write_outs([(out, array)], shape)
-        return out
-
+    kernel, out_kernel = R.amax_kernels(kind)
     op = _op(f"{kind}(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", kernel)
     out_op = _op(f"{kind}.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)",
                  out_kernel)
@@ -454,23 +249,10 @@ amax = _amax_ops("amax")
 amin = _amax_ops("amin")
 
 
-def _aminmax_kernel(ks, self, dim, keepdim):
-    lo, hi, shape = K.aminmax(self, dim, keepdim)
-    return _finish(lo, self.dtype, shape, self), _finish(hi, self.dtype, shape, self)
-
-
-def _aminmax_out_kernel(ks, self, dim, keepdim, min, max):
-    K.check_out_dtype(min, self.dtype)
-    K.check_out_dtype(max, self.dtype)
-    lo, hi, shape = K.aminmax(self, dim, keepdim)
-    K.write_outs([(min, lo), (max, hi)], shape)
-    return min, max
-
-
 _aminmax = _op("aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)",
-               _aminmax_kernel)
+               R.aminmax_kernel)
 _aminmax_out = _op("aminmax.out(Tensor self, *, int? dim=None, bool keepdim=False, Tensor(a!) min, Tensor(b!) max) "
-                   "-> (Tensor(a!) min, Tensor(b!) max)", _aminmax_out_kernel)
+                   "-> (Tensor(a!) min, Tensor(b!) max)", R.aminmax_out_kernel)
 
 
 def aminmax(input, *, dim=None, keepdim=False, out=None):
@@ -483,16 +265,7 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
 
 
 def _argext_ops(kind):
-    def kernel(ks, self, dim, keepdim):
-        array, shape = K.arg_extreme(self, dim, keepdim, kind)
-        return _finish(array, _dtype.int64, shape, self)
-
-    def out_kernel(ks, self, dim, keepdim, out):
-        K.check_out_dtype(out, _dtype.int64)
-        array, shape = K.arg_extreme(self, dim, keepdim, kind)
-        K.write_outs([(out, array)], shape)
-        return out
-
+    kernel, out_kernel = R.arg_extreme_kernels(kind)
     op = _op(f"{kind}(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", kernel)
     out_op = _op(f"{kind}.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)",
                  out_kernel)
@@ -516,24 +289,8 @@ argmin = _argext_ops("argmin")
 
 
 def _var_ops(kind):
-    """var / std (and the out= form) from the one `var_std` kernel: std is the square root of var."""
-    def compute(self, dim, correction, keepdim):
-        var, _, shape = K.var_std(self, dim, correction, keepdim, name=kind)
-        if var is not None and kind == "std":
-            var = K.xp_of(self).sqrt(var)
-        return var, shape
-
-    def kernel(ks, self, dim, correction, keepdim):
-        array, shape = compute(self, dim, correction, keepdim)
-        return _finish(array, self.dtype, shape, self)
-
-    def out_kernel(ks, self, dim, correction, keepdim, out):
-        if self.dtype.is_floating_point:
-            K.check_out_castable(out, self.dtype)
-        array, shape = compute(self, dim, correction, keepdim)
-        K.write_outs([(out, array)], shape)
-        return out
-
+    """var / std, and the out= form."""
+    kernel, out_kernel = R.var_std_kernels(kind)
     op = _op(f"{kind}.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) "
              "-> Tensor", kernel)
     out_op = _op(f"{kind}.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
@@ -542,12 +299,7 @@ def _var_ops(kind):
 
 
 def _var_mean_op(kind):
-    def kernel(ks, self, dim, correction, keepdim):
-        var, mean, shape = K.var_std(self, dim, correction, keepdim, name=f"{kind}_mean")
-        if var is not None and kind == "std":
-            var = K.xp_of(self).sqrt(var)
-        return _finish(var, self.dtype, shape, self), _finish(mean, self.dtype, shape, self)
-
+    kernel = R.var_mean_kernel(kind)
     return _op(f"{kind}_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
                "bool keepdim=False) -> (Tensor, Tensor)", kernel)
 
@@ -604,27 +356,9 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 # ---- logsumexp ----------------------------------------------------------------------------------------------
 
 
-def _logsumexp_dtype(self):
-    # integers are first converted to the default float dtype (ReduceOps.cpp logsumexp)
-    return self.dtype if self.dtype.is_floating_point else _dtype.get_default_dtype()
-
-
-def _logsumexp_kernel(ks, self, dim, keepdim):
-    array, shape = K.logsumexp(self, dim, keepdim)
-    return _finish(array, _logsumexp_dtype(self), shape, self)
-
-
-def _logsumexp_out_kernel(ks, self, dim, keepdim, out):
-    if not out.dtype.is_floating_point:
-        raise RuntimeError(f"logsumexp(): Expected floating point type for result tensor, but got: {out.dtype._ptname}")
-    array, shape = K.logsumexp(self, dim, keepdim)
-    K.write_outs([(out, array)], shape)
-    return out
-
-
-_logsumexp = _op("logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor", _logsumexp_kernel)
+_logsumexp = _op("logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor", R.logsumexp_kernel)
 _logsumexp_out = _op("logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)",
-                     _logsumexp_out_kernel)
+                     R.logsumexp_out_kernel)
 
 
 def logsumexp(input, dim, keepdim=False, *, out=None):
@@ -636,22 +370,10 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
 # ---- norms --------------------------------------------------------------------------------------------------
 
 
-def _vector_norm_kernel(ks, self, ord, dim, keepdim, dtype):
-    array, dt, shape = K.vector_norm(self, ord, dim, keepdim, dtype)
-    return _finish(array, dt, shape, self)
-
-
-def _vector_norm_out_kernel(ks, self, ord, dim, keepdim, dtype, out):
-    array, dt, shape = K.vector_norm(self, ord, dim, keepdim, dtype)
-    K.check_out_dtype(out, dt)
-    K.write_outs([(out, array)], shape)
-    return out
-
-
 _vector_norm = _op("linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, "
-                   "ScalarType? dtype=None) -> Tensor", _vector_norm_kernel)
+                   "ScalarType? dtype=None) -> Tensor", R.linalg_vector_norm_kernel)
 _vector_norm_out = _op("linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, "
-                       "ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", _vector_norm_out_kernel)
+                       "ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", R.linalg_vector_norm_out_kernel)
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -711,21 +433,7 @@ def lookup_linalg():
 
 def _softmax_ops(kind):
     """`_softmax(x, dim, half_to_float)` is the kernel; `softmax.int(x, dim, dtype)` casts to `dtype` first."""
-    log = kind == "log_softmax"
-
-    def check(self, dim, dtype):
-        """Integers can't be softmaxed (unless `dtype=` converts them): the cpu kernel has no such instance.
-        The last dim has its own kernel (SoftMax.cpp), whose name is in the message. Empty inputs return early."""
-        d = _strides.normalize_dim(dim, self.dim())
-        if not dtype.is_floating_point and self.numel() > 0:
-            last = self.dim() == 0 or d == self.dim() - 1      # a 0-d input is viewed as 1-d
-            raise K.not_implemented(f"{kind}_lastdim_kernel_impl" if last else f"{kind}_kernel_impl", dtype)
-
-    def kernel(ks, self, dim, half_to_float):
-        dt = _dtype.float32 if half_to_float else self.dtype
-        check(self, dim, dt)
-        array, shape = K.softmax(self, dim, log, dt)
-        return _finish(array, dt, shape, self)
+    kernel, out_kernel = R.softmax_kernels(kind)
 
     def int_composite(self, dim, dtype):
         # softmax.int is a composite, as in PyTorch (SoftMax.cpp): convert, then the `_softmax` kernel, which is
@@ -733,16 +441,8 @@ def _softmax_ops(kind):
         converted = self if dtype is None else self.to(dtype)
         return private(converted, dim, False)
 
-    def out_kernel(ks, self, dim, dtype, out):
-        result_dtype = self.dtype if dtype is None else dtype
-        K.check_out_dtype(out, result_dtype)      # the meta step's check runs before the kernel is chosen
-        check(self, dim, result_dtype)
-        array, shape = K.softmax(self, dim, log, result_dtype)
-        K.write_outs([(out, array)], shape)
-        return out
-
     private = _op(f"_{kind}(Tensor self, int dim, bool half_to_float) -> Tensor", kernel)
-    op = _composite(f"{kind}.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", int_composite)
+    op = _op(f"{kind}.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", int_composite, composite=True)
     out_op = _op(f"{kind}.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)",
                  out_kernel)
 
@@ -764,25 +464,7 @@ log_softmax.__doc__ = "log(softmax(x)) along `dim`, computed as (x - max) - log(
 
 
 def _cumulative_ops(kind):
-    def kernel(ks, self, dim, dtype):
-        dt = K.sum_dtype(self.dtype, dtype)
-        array, shape = K.cumulative(self, dim, dt, kind)
-        return _finish(array, dt, shape, self)
-
-    def inplace_kernel(ks, self, dim, dtype):
-        if dtype is not None and dtype is not self.dtype:
-            raise RuntimeError(f"Bad in-place call: input tensor dtype {_dtype.TYPEMETA_NAMES[self.dtype.name]} and "
-                               f"output tensor dtype {_dtype.TYPEMETA_NAMES[dtype.name]} should match")
-        array, shape = K.cumulative(self, dim, self.dtype, kind)   # in place: the sum stays in self's dtype
-        K.write(self, array)     # refuses overlapping (expanded) targets; writes nothing on meta
-        return self
-
-    def out_kernel(ks, self, dim, dtype, out):
-        dt = _out_dtype(out, dtype)
-        array, shape = K.cumulative(self, dim, dt, kind)
-        K.write_outs([(out, array)], shape)
-        return out
-
+    kernel, inplace_kernel, out_kernel = R.cumulative_kernels(kind)
     op = _op(f"{kind}(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", kernel)
     inplace_op = _op(f"{kind}_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)", inplace_kernel)
     out_op = _op(f"{kind}.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",
@@ -810,34 +492,7 @@ cumprod.__doc__ = "Running products along `dim`: out[i] = x[0] * ... * x[i]. Boo
 
 
 def _logical_ops(kind):
-    def result_dtype(self):
-        # uint8 in, uint8 out: a relic of the days before torch.bool, kept for backward compatibility
-        return _dtype.uint8 if self.dtype is _dtype.uint8 else _dtype.bool_
-
-    def kernel(ks, self):
-        array, shape = K.all_any(self, None, False, kind)
-        return _finish(array, result_dtype(self), shape, self)
-
-    def dims_kernel(ks, self, dim, keepdim):
-        array, shape = K.all_any(self, dim, keepdim, kind)
-        return _finish(array, result_dtype(self), shape, self)
-
-    def check_out(out):
-        if out.dtype is not _dtype.bool_ and out.dtype is not _dtype.uint8:
-            raise RuntimeError(f"{kind} only supports bool tensor for result, got: {out.dtype._ptname}")
-
-    def all_out_kernel(ks, self, out):
-        check_out(out)
-        array, shape = K.all_any(self, None, False, kind, out.dtype)
-        K.write_outs([(out, array)], shape)
-        return out
-
-    def dims_out_kernel(ks, self, dim, keepdim, out):
-        check_out(out)
-        array, shape = K.all_any(self, dim, keepdim, kind, out.dtype)
-        K.write_outs([(out, array)], shape)
-        return out
-
+    kernel, dims_kernel, all_out_kernel, dims_out_kernel = R.all_any_kernels(kind)
     full = _op(f"{kind}(Tensor self) -> Tensor", kernel)
     dims = _op(f"{kind}.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor", dims_kernel)
     full_out = _op(f"{kind}.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", all_out_kernel)
@@ -860,15 +515,10 @@ any = _logical_ops("any")
 any.__doc__ = "True where some element over `dim` is non-zero (None: all dims; an empty list: none)."
 
 
-def _count_nonzero_kernel(ks, self, dim):
-    array, shape = K.count_nonzero(self, dim)
-    return _finish(array, _dtype.int64, shape, self)
-
-
-_count_nonzero = _op("count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor", _count_nonzero_kernel)
+_count_nonzero = _op("count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor", R.count_nonzero_dim_IntList_kernel)
 # the int? overload is a composite of the list one (None: every dim)
-_count_nonzero_all = _composite("count_nonzero(Tensor self, int? dim=None) -> Tensor",
-                                lambda self, dim: _count_nonzero(self, [] if dim is None else [dim]))
+_count_nonzero_all = _op("count_nonzero(Tensor self, int? dim=None) -> Tensor",
+                         lambda self, dim: _count_nonzero(self, [] if dim is None else [dim]), composite=True)
 
 
 def count_nonzero(input, dim=None):
@@ -881,42 +531,8 @@ def count_nonzero(input, dim=None):
 
 # ---- median, nanmedian --------------------------------------------------------------------------------------
 
-# What PyTorch's cpu median of an empty tensor returns: NaN converted to the dtype (x86 gives the lowest
-# value for 32- and 64-bit ints, which the narrower ints then truncate to 0; NaN is true as a bool).
-_NAN_AS = {"int64": -2 ** 63, "int32": -2 ** 31, "int16": 0, "int8": 0, "uint8": 0, "bool": True}
-
-
-def _legacy_type(dtype):
-    return f"torch.{dtype._ptname}Tensor"
-
-
 def _median_ops(kind):
-    ignore_nan = kind == "nanmedian"
-
-    def full_kernel(ks, self):
-        if self.numel() == 0:     # PyTorch returns NaN converted to the dtype, before looking at the dtype
-            value = None if K.is_meta(self) else K.xp_of(self).asarray(_NAN_AS.get(self.dtype.name, float("nan")))
-            return _finish(value, self.dtype, (), self)
-        value, _, shape = K.median(self, None, False, ignore_nan)
-        return _finish(value, self.dtype, shape, self)
-
-    def dim_kernel(ks, self, dim, keepdim):
-        values, indices, shape = K.median(self, dim, keepdim, ignore_nan)
-        return _finish(values, self.dtype, shape, self), _finish(indices, _dtype.int64, shape, self)
-
-    def dim_out_kernel(ks, self, dim, keepdim, values_out, indices_out):
-        # Sorting.cpp checks with the old TensorArg helpers, whose messages name legacy tensor types
-        if indices_out.dtype is not _dtype.int64:
-            raise RuntimeError(f"Expected tensor for argument #1 'indices' to have scalar type Long; but got "
-                               f"{_legacy_type(indices_out.dtype)} instead (while checking arguments for median)")
-        if values_out.dtype is not self.dtype:
-            raise RuntimeError(f"Expected tensor for 'values' to have the same type as tensor for argument #2 'self'; "
-                               f"but type {_legacy_type(values_out.dtype)} does not equal {_legacy_type(self.dtype)} "
-                               "(while checking arguments for median)")
-        values, indices, shape = K.median(self, dim, keepdim, ignore_nan)
-        K.write_outs([(values_out, values), (indices_out, indices)], shape)
-        return values_out, indices_out
-
+    full_kernel, dim_kernel, dim_out_kernel = R.median_kernels(kind)
     full = _op(f"{kind}(Tensor self) -> Tensor", full_kernel)
     along = _op(f"{kind}.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", dim_kernel)
     along_out = _op(f"{kind}.dim_values(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) values, "
@@ -981,5 +597,5 @@ bind_method("cumprod_", cumprod_)
 
 __all__ = ["all", "amax", "amin", "aminmax", "any", "argmax", "argmin", "count_nonzero", "cumprod", "cumsum",
            "log_softmax", "logsumexp", "max", "mean", "median", "min", "nanmean",
-           "nanmedian", "nansum", "norm", "prod", "return_types", "softmax", "std", "std_mean", "sum", "var",
+           "nanmedian", "nansum", "norm", "prod", "softmax", "std", "std_mean", "sum", "var",
            "var_mean"]

@@ -15,7 +15,7 @@ from .._dtype import int64
 from ..kernels import sorting as K
 from ._define import bind_method
 from ._define import kernel_op as _op
-from .reductions import structseq
+from .return_types import structseq
 
 
 _sort_type = structseq("sort", ("values", "indices"))

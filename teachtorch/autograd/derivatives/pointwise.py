@@ -28,7 +28,7 @@ Every formula is made of teachtorch ops, so it is differentiable in turn (gradie
 import math
 
 from ... import ops
-from ...ops.pointwise_more import threshold_backward
+from ...ops.pointwise_rounding import threshold_backward
 from ..._dtype import float64
 from ..._tensor import Tensor
 from ..derivative import derivative, no_formula, overloads

@@ -1,0 +1,41 @@
+"""Elementwise functions of two tensors: atan2, hypot, logaddexp, copysign, xlogy, nextafter, maximum,
+minimum, fmax, fmin.
+
+Each is one `pointwise(...)` line (pointwise.py), the op's function a NumPy/CuPy expression. As in PyTorch
+(aten/src/ATen/native/BinaryOps.cpp, cpu/BinaryOpsKernel.cpp) they differ in their type promotion kind
+(atan2, copysign and xlogy give the default float dtype for integers: INT_TO_FLOAT), in the dtypes their
+kernel has (hypot, logaddexp and nextafter have no integer kernel: `not_implemented_for(...)`), in whether
+a Python number may stand for a tensor (`copysign(t, 2)`, `xlogy(2, t)`; `maximum(t, 2)` is a TypeError),
+and in the variants PyTorch has (no `maximum_`, no `logaddexp_`).
+"""
+
+from ..kernels import pointwise_math
+from ..kernels.pointwise import INT_TO_FLOAT
+from .pointwise import NUMBERS_EITHER, NUMBERS_OTHER, alias, not_implemented_for, pointwise, promoted_no_opmath
+
+atan2 = pointwise("atan2(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.arctan2(a, b), INT_TO_FLOAT)
+arctan2 = alias("arctan2", "atan2")
+hypot = pointwise("hypot(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.hypot(a, b),
+                  late_check=not_implemented_for("hypot_cpu", "integral"))
+logaddexp = pointwise("logaddexp(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.logaddexp(a, b),
+                      late_check=not_implemented_for("logaddexp_cpu", "integral"), inplace=False)
+logaddexp2 = pointwise("logaddexp2(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.logaddexp2(a, b),
+                       late_check=not_implemented_for("logaddexp2_cpu", "integral"), inplace=False)
+copysign = pointwise("copysign.Tensor(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.copysign(a, b),
+                     INT_TO_FLOAT, numbers=NUMBERS_OTHER)
+xlogy = pointwise("xlogy.Tensor(Tensor self, Tensor other) -> Tensor", pointwise_math.xlogy, INT_TO_FLOAT,
+                  numbers=NUMBERS_EITHER)
+nextafter = pointwise("nextafter(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.nextafter(a, b),
+                      promoted_no_opmath, late_check=not_implemented_for("nextafter_cpu", "integral"))
+
+# maximum and minimum propagate nan (like NumPy's); fmax and fmin ignore it unless both are nan
+maximum = pointwise("maximum(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.maximum(a, b),
+                    inplace=False)
+minimum = pointwise("minimum(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.minimum(a, b),
+                    inplace=False)
+fmax = pointwise("fmax(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.fmax(a, b), inplace=False)
+fmin = pointwise("fmin(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.fmin(a, b), inplace=False)
+
+
+__all__ = ["atan2", "arctan2", "hypot", "logaddexp", "logaddexp2", "copysign", "xlogy", "nextafter",
+           "maximum", "minimum", "fmax", "fmin"]

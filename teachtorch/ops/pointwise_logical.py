@@ -1,0 +1,46 @@
+"""Elementwise logical and bitwise ops: logical_and/or/xor/not, bitwise_and/or/xor/not, the shifts.
+
+logical_*: is each element nonzero? The result is bool (type promotion kind ALWAYS_BOOL), whatever the
+inputs. bitwise_*: the bits of integers (for bool, the same as logical); floats are refused with PyTorch's
+`NotImplementedError: "bitwise_and_cpu" not implemented for 'Float'` (`not_implemented_for(...)`). Shifts
+by a negative amount or past the bit width, which C leaves undefined, are defined as PyTorch defines them
+(kernels/pointwise_math.py `left_shift`, `right_shift`). Each op is one `pointwise(...)` line (pointwise.py);
+PyTorch's kernels are in aten/src/ATen/native/cpu/BinaryOpsKernel.cpp and UnaryOpsKernel.cpp. The Python
+operators `&`, `|`, `^`, `~`, `<<`, `>>` call the bitwise ops (operators.py).
+"""
+
+from .._dtype import bool_
+from ..kernels import pointwise_math
+from ..kernels.pointwise import ALWAYS_BOOL
+from .pointwise import NUMBERS_EITHER, exact_out_dtype, not_implemented_for, pointwise
+
+logical_and = pointwise("logical_and(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.logical_and(a, b),
+                        ALWAYS_BOOL)
+logical_or = pointwise("logical_or(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.logical_or(a, b),
+                       ALWAYS_BOOL)
+logical_xor = pointwise("logical_xor(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.logical_xor(a, b),
+                        ALWAYS_BOOL)
+logical_not = pointwise("logical_not(Tensor self) -> Tensor", lambda xp, a: xp.logical_not(a), ALWAYS_BOOL)
+
+bitwise_and = pointwise("bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor",
+                        lambda xp, a, b: xp.bitwise_and(a, b),
+                        late_check=not_implemented_for("bitwise_and_cpu", "floating"), numbers=NUMBERS_EITHER)
+bitwise_or = pointwise("bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.bitwise_or(a, b),
+                       late_check=not_implemented_for("bitwise_or_cpu", "floating"), numbers=NUMBERS_EITHER)
+bitwise_xor = pointwise("bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor",
+                        lambda xp, a, b: xp.bitwise_xor(a, b),
+                        late_check=not_implemented_for("bitwise_xor_cpu", "floating"), numbers=NUMBERS_EITHER)
+bitwise_not = pointwise("bitwise_not(Tensor self) -> Tensor", lambda xp, a: xp.invert(a),
+                        late_check=not_implemented_for("bitwise_not_cpu", "floating"), out_check=exact_out_dtype)
+bitwise_left_shift = pointwise("bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor",
+                               pointwise_math.left_shift,
+                               late_check=not_implemented_for("lshift_cpu", bool_, "floating"),
+                               numbers=NUMBERS_EITHER)
+bitwise_right_shift = pointwise("bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor",
+                                pointwise_math.right_shift,
+                                late_check=not_implemented_for("rshift_cpu", bool_, "floating"),
+                                numbers=NUMBERS_EITHER)
+
+
+__all__ = ["logical_and", "logical_or", "logical_xor", "logical_not",
+           "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift"]
