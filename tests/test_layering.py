@@ -18,7 +18,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1] / "teachtorch"
 LAYERS = [
     # what everything needs: dtypes, devices, the dispatch keys, grad mode's switches, stride arithmetic
     {"_dtype", "_device", "_dispatch_key", "_grad_mode", "_strides", "_repr", "_checkpoint_file",
-     "_out_of_scope", "_torch_alias"},
+     "_out_of_scope"},
     {"_storage"},                                   # a flat buffer of bytes on a device
     {"_tensor"},                                    # a storage seen through (offset, sizes, strides, dtype)
     {"dispatch", "library"},                        # schemas, dispatch keys, the dispatcher; torch.library
@@ -28,10 +28,14 @@ LAYERS = [
     {"autograd"},                                   # derivatives, the graph, the engine
     {"nn", "optim", "utils", "datasets", "serialization", "_checkpoint_tree", "amp", "cuda", "accelerator",
      "distributed", "_compile", "sparse", "onnx", "ao", "quantization"},
-    {"explorer", "testing", "run"},                 # what watches or drives the layers below
+    {"explorer", "testing", "run", "_torch_alias"},  # what watches or drives the layers below
     {"__init__"},                                   # the package: imports everything
 ]
 LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}
+# `import teachtorch as tt`: the public namespace, whose names all come from the layers up to autograd. nn and
+# above may use it, as torch/nn/functional.py does `import torch`; below nn it would be a cycle.
+PUBLIC = "teachtorch (the public namespace)"
+LAYER[PUBLIC] = LAYER["nn"]
 
 
 def _top(parts):
@@ -56,7 +60,8 @@ def _imports(path):
             module = node.module.split(".")[1:]
             targets = [module] if module else [[a.name] for a in node.names]
         elif isinstance(node, ast.Import):
-            targets = [a.name.split(".")[1:] for a in node.names if a.name.startswith("teachtorch.")]
+            targets = [a.name.split(".")[1:] or [PUBLIC] for a in node.names
+                       if a.name == "teachtorch" or a.name.startswith("teachtorch.")]
         for target in targets:
             yield node.lineno, _top(target), id(node) in in_function
 
@@ -66,7 +71,7 @@ def _modules():
 
 
 def test_every_module_has_a_layer():
-    missing = {_top(p.relative_to(ROOT).with_suffix("").parts) for p in _modules()} - set(LAYER)
+    missing = {_top(p.relative_to(ROOT).with_suffix("").parts) for p in _modules()} - set(LAYER) - {PUBLIC}
     assert not missing, f"give these a layer in LAYERS (and in docs/architecture.md): {sorted(missing)}"
 
 
@@ -88,9 +93,12 @@ def test_the_checker_sees_lazy_and_relative_imports(tmp_path, monkeypatch):
     (package / "ops" / "bad.py").write_text("def f():\n    from ..nn import Module\n    return Module\n")
     monkeypatch.setattr(__import__(__name__), "ROOT", package)
     assert list(_imports(package / "ops" / "bad.py")) == [(2, "nn", True)]
+    (package / "ops" / "worse.py").write_text("import teachtorch\n")
+    assert list(_imports(package / "ops" / "worse.py")) == [(1, PUBLIC, False)]
     try:
         test_imports_point_down()
     except AssertionError as e:
         assert "teachtorch/ops/bad.py:2: ops imports nn (inside a function)" in str(e)
+        assert f"teachtorch/ops/worse.py:1: ops imports {PUBLIC}" in str(e)
     else:
         raise AssertionError("the upward import was not reported")
