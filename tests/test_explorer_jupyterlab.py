@@ -104,21 +104,42 @@ def _done(page):
     return page.locator(".jp-OutputArea-output", has_text="cell done").count() > 0
 
 
+def _dismiss_dialogs(page, name, dialogs):
+    """Close a modal dialog JupyterLab put over the notebook (seen once on a fresh CI machine, where it blocked
+    every click): screenshot it, note its text, and press its default button. A dialog that reports an error
+    fails the test with its text instead of being dismissed."""
+    dialog = page.locator(".jp-Dialog")
+    if dialog.count() == 0 or not dialog.first.is_visible():
+        return
+    text = dialog.first.inner_text()
+    dialogs.append(text)
+    page.screenshot(path=str(artifacts_dir() / f"{name}_dialog{len(dialogs)}.png"), full_page=True)
+    assert "error" not in text.lower(), f"JupyterLab showed an error dialog: {text}"
+    buttons = dialog.first.locator(".jp-Dialog-footer button")
+    if buttons.count():
+        buttons.last.click()               # JupyterLab puts the default (accept) button last
+    else:
+        page.keyboard.press("Escape")
+    page.wait_for_timeout(500)
+
+
 def _run_live_cell(page, url, path, name):
     page.goto(url + path)
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+    dialogs = []
     # Run the first cell; a keystroke sent before the kernel is connected can be lost, so try again
     # until the widget appears.
     for attempt in range(6):
-        page.locator(".jp-Cell").first.locator(".jp-InputArea-editor").click()
-        page.keyboard.press("Shift+Enter")
-        try:
+        _dismiss_dialogs(page, name, dialogs)
+        try:        # a dialog that opens between the check and the click blocks it: the next try closes it
+            page.locator(".jp-Cell").first.locator(".jp-InputArea-editor").click(timeout=15_000)
+            page.keyboard.press("Shift+Enter")
             page.wait_for_selector(".tt-widget.tt-explorer", timeout=15_000)
             break
         except Exception:
             if attempt == 5:
                 page.screenshot(path=str(artifacts_dir() / f"{name}_failed.png"), full_page=True)
-                raise
+                raise AssertionError(f"the explorer widget never appeared (dialogs dismissed: {dialogs})")
     seen = []
     running_while_seen = []
     deadline = time.time() + 60

@@ -13,7 +13,7 @@ import jupytext
 import pytest
 
 from browser.harness import artifacts_dir as _artifacts_dir, launch_chromium
-from test_explorer_jupyterlab import LOCAL, running_jupyterlab
+from test_explorer_jupyterlab import LOCAL, _dismiss_dialogs, running_jupyterlab
 
 ROOT = Path(__file__).resolve().parent.parent
 START = "lessons/00_start.py"
@@ -82,11 +82,13 @@ def test_make_lab_opens_the_first_lesson_as_a_notebook_and_saves_into_work(stude
 
         # run the first two code cells: the import and the first tensor
         code = page.locator(".jp-NotebookPanel .jp-CodeCell")
+        dialogs = []
         for attempt in range(6):       # a keystroke sent before the kernel is up can be lost
-            for i in (0, 1):
-                code.nth(i).locator(".jp-InputArea-editor").click()
-                page.keyboard.press("Shift+Enter")
+            _dismiss_dialogs(page, "lab_student", dialogs)
             try:
+                for i in (0, 1):
+                    code.nth(i).locator(".jp-InputArea-editor").click(timeout=15_000)
+                    page.keyboard.press("Shift+Enter")
                 page.wait_for_function("[...document.querySelectorAll('.jp-OutputArea-output')]"
                                        ".some(e => e.innerText.includes('tensor('))", timeout=20_000)
                 break
