@@ -12,7 +12,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import teachtorch as tt
-from parity import LAYOUTS, Draws, P, check, check_inplace, inputs, rand
+from parity import LAYOUTS, Draws, P, check, check_grad, check_inplace, inputs, rand
 
 INPLACE_LAYOUTS = ("contiguous", "permuted", "sliced", "offset")
 DTYPES = ("float32", "float64", "float16", "int64", "int32", "uint8", "bool")
@@ -520,3 +520,49 @@ def test_roll_along_one_dim_is_laid_out_like_cat(layout):
                                     ((2, -1), (2, 1)), ((1,), (-1,)), (None, (2,))])
 def test_broadcast_shapes_values_and_errors(shapes):
     check(lambda lib: lib.broadcast_shapes(*shapes))
+
+
+# ---- ravel, diff ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("shape", [(3, 4), (2, 3, 2), (5,), (), (0, 3)])
+def test_ravel_like_torch(layout, shape):
+    x = rand(*shape, layout=layout)
+    check(lambda lib, x: lib.ravel(x), x)          # a view of a contiguous input, else of a copy
+    check(lambda lib, x: x.ravel(), x)
+    if shape and 0 not in shape:
+        check_grad(lambda lib, x: x.ravel() * 2, x)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("n, dim", [(1, -1), (2, 0), (1, 1), (3, -1), (5, -1), (0, 0)])
+def test_diff_like_torch(layout, n, dim):
+    x = rand(3, 4, layout=layout)
+    check(lambda lib, x: lib.diff(x, n=n, dim=dim), x)
+    check(lambda lib, x: x.diff(n, dim), x)
+    check_grad(lambda lib, x: lib.diff(x, n=n, dim=dim), x)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_diff_with_prepend_and_append_like_torch(layout):
+    x, before, after = rand(3, 4, layout=layout), rand(3, 2, seed=1), rand(3, 1, layout=layout, seed=2)
+    check(lambda lib, x, p, a: lib.diff(x, prepend=p, append=a), x, before, after)
+    check(lambda lib, x, a: lib.diff(x, n=2, dim=1, append=a), x, after)
+    check_grad(lambda lib, x, p, a: lib.diff(x, dim=1, prepend=p, append=a), x, before, after)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int64", "uint8", "float16"])
+def test_diff_of_other_dtypes_like_torch(dtype):
+    check(lambda lib, x: lib.diff(x), rand(4, 5, dtype=dtype, low=0, high=4))
+
+
+@pytest.mark.parametrize("case", [
+    lambda lib: lib.diff(lib.tensor(1.0)),
+    lambda lib: lib.diff(lib.ones(3), n=-1),
+    lambda lib: lib.diff(lib.ones(2, 3), prepend=lib.ones(3)),
+    lambda lib: lib.diff(lib.ones(2, 3), dim=5),
+    lambda lib: lib.diff(lib.ones(2, 3), n=1.5),
+])
+def test_diff_errors_like_torch(case):
+    check(lambda lib: case(lib), msg=False)

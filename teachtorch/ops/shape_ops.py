@@ -26,6 +26,7 @@ from .._tensor import Tensor
 from ..dispatch.schema import unpack_int64
 from ..kernels import shape as K
 from . import views
+from .factories import zeros_like as _zeros_like
 from ._define import bind_method, function, inplace_schema, method, out_schema
 from ._define import composite_op as _composite, kernel_op as _op
 
@@ -374,6 +375,48 @@ def meshgrid(*tensors, indexing=None):
     return meshgrid_op(list(tensors), indexing=indexing)
 
 
+# ---- ravel, diff -----------------------------------------------------------------------------------------------
+
+
+def _ravel(self):
+    """All elements in one dimension, as PyTorch writes it: `contiguous().view(-1)` (a view of a contiguous
+    tensor, else a view of its contiguous copy)."""
+    return views.tensor_view(self.contiguous(), [-1])
+
+
+ravel_op = _composite("ravel(Tensor(a) self) -> Tensor(a)", _ravel)
+ravel = function(ravel_op, None, "ravel")
+
+
+def _diff(self, n, dim, prepend, append):
+    """The n-th forward difference along `dim`: out[i] = x[i + 1] - x[i], n times (xor for bools), after
+    putting `prepend` before and `append` after the input along `dim` (PyTorch's diff, a composite too)."""
+    if self.dim() == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    for extra in (prepend, append):
+        if extra is not None and extra.dim() != self.dim():
+            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+    dim = normalize_dim(dim, self.dim())
+    parts = [t for t in (prepend, self, append) if t is not None]
+    x = cat(parts, dim) if len(parts) > 1 else self
+    if n == 0:                                    # PyTorch: zeros_like(x).copy_(x), a CopyBackwards node
+        return _zeros_like(x).copy_(x)
+    for _ in range(n):
+        length = x.shape[dim]
+        if length == 0:
+            break                                 # more differences than elements: the dim stays empty
+        later, earlier = views.narrow(x, dim, 1, length - 1), views.narrow(x, dim, 0, length - 1)
+        x = later.logical_xor(earlier) if x.dtype.name == "bool" else later - earlier
+    return x
+
+
+diff_op = _composite("diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor",
+                     _diff)
+diff = function(diff_op, None, "diff")
+
+
 # ---- Tensor methods ------------------------------------------------------------------------------------------
 
 for _name, _fn in {
@@ -383,11 +426,11 @@ for _name, _fn in {
     "tril": method(TRIANGLE_OPS["tril"][0], "tril"), "tril_": method(TRIANGLE_OPS["tril"][1], "tril_"),
     "triu": method(TRIANGLE_OPS["triu"][0], "triu"), "triu_": method(TRIANGLE_OPS["triu"][1], "triu_"),
     "diag": method(diag_op, "diag"), "diag_embed": method(diag_embed_op, "diag_embed"),
-    "diagflat": method(diagflat_op, "diagflat"),
+    "diagflat": method(diagflat_op, "diagflat"), "ravel": method(ravel_op, "ravel"), "diff": method(diff_op, "diff"),
 }.items():
     bind_method(_name, _fn)
 
 
 __all__ = ['atleast_1d', 'atleast_2d', 'atleast_3d', 'cat', 'column_stack', 'concat', 'concatenate', 'diag',
-           'diag_embed', 'diagflat', 'dstack', 'flip', 'fliplr', 'flipud', 'hstack', 'meshgrid', 'repeat_interleave',
-           'roll', 'rot90', 'row_stack', 'stack', 'tile', 'tril', 'triu', 'vstack']
+           'diag_embed', 'diagflat', 'diff', 'dstack', 'flip', 'fliplr', 'flipud', 'hstack', 'meshgrid', 'repeat_interleave',
+           'ravel', 'roll', 'rot90', 'row_stack', 'stack', 'tile', 'tril', 'triu', 'vstack']
