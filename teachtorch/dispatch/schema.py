@@ -13,7 +13,9 @@ counter, or link a view to its base), exactly as PyTorch's codegen does (torchge
 import re
 from dataclasses import dataclass, field
 
+from .._dtype import bool_
 from .._strides import INT64_MAX, INT64_MIN   # what an `int` argument holds in C++
+from .._tensor import Tensor, typename
 
 _ARG = re.compile(
     r"^(?P<type>[A-Za-z]+)(?:\((?P<alias>[^)]*)\))?(?P<suffix>[\[\]\d?]*)\s+(?P<name>\w+)(?:=(?P<default>.+))?$"
@@ -135,7 +137,7 @@ class FunctionSchema:
                     if isinstance(v, (float, complex, str, bool)):
                         raise TypeError(f"{self.name}(): argument '{self.arguments[i].name}' must be tuple of "
                                         f"ints, but found element of type {type(v).__name__} at pos {pos}")
-            elif kind.startswith("int[]") and hasattr(value, "__len__") and not hasattr(value, "is_floating_point"):
+            elif kind.startswith("int[]") and hasattr(value, "__len__") and not isinstance(value, Tensor):
                 continue                              # a NumPy array of sizes: read where used
             else:
                 converted = self._as_int(i, value, "tuple of ints" if kind.startswith("int[]") else "int")
@@ -146,16 +148,13 @@ class FunctionSchema:
     def _as_int(self, i, value, expected):
         """A non-int value given for int argument `i`: a NumPy integer passes, an integer tensor of one element
         becomes its value, anything else (a float, a bool, a string) is PyTorch's TypeError."""
-        type_name = type(value).__name__
-        if type(value).__module__ not in ("builtins", None):
-            type_name = f"{type(value).__module__}.{type_name}"
-        if hasattr(value, "is_floating_point") and hasattr(value, "item"):      # a Tensor (this layer is below it)
+        if isinstance(value, Tensor):
             if value.numel() == 1 and not value.is_floating_point() and not value.is_complex() \
-                    and str(value.dtype) != "torch.bool":
+                    and value.dtype is not bool_:
                 return int(value.item())
-            type_name = "Tensor"
         elif hasattr(value, "__index__") and not isinstance(value, bool):
             return value
+        type_name = typename(value)
         raise TypeError(f"{self.name}(): argument '{self.arguments[i].name}' must be {expected}, not {type_name}")
 
     def bind(self, args, kwargs, op_name=None):

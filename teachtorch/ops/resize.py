@@ -15,7 +15,7 @@ zeroed; other views of the old storage keep the old one. Shrinking, the common c
 import operator
 
 from .. import _dtype
-from .._strides import channels_last_strides, check_numel, checked_contiguous_strides
+from .._strides import channels_last_strides, check_numel, checked_contiguous_strides, compute_storage_nbytes
 from .._tensor import Tensor
 from ..backends import empty
 from ._define import bind_method
@@ -41,7 +41,7 @@ def resize_(self, *sizes, memory_format=None):
     if sizes == self._sizes and memory_format is None:
         return self
     storage, offset = self._storage, self._offset
-    needed = 0 if 0 in sizes else (offset + _span(sizes, strides)) * self.dtype.itemsize
+    needed = compute_storage_nbytes(sizes, strides, self.dtype.itemsize, offset)
     if needed > storage.nbytes():
         storage = _grown(storage, needed, self.device)
     self._set_metadata(storage, offset, sizes, strides)
@@ -50,11 +50,6 @@ def resize_(self, *sizes, memory_format=None):
 
 def resize_as_(self, the_template, memory_format=None):
     return resize_(self, the_template.shape, memory_format=memory_format)
-
-
-def _span(sizes, strides):
-    """Elements from the first to just past the last."""
-    return 1 + sum(s * (n - 1) for n, s in zip(sizes, strides))
 
 
 def _grown(storage, nbytes, device):
