@@ -45,16 +45,17 @@ print("GPU available:", tt.cuda.is_available())
 # ## 1. One kernel, three dispatch keys
 #
 # A kernel is written once against an *array module* `xp`: NumPy on the cpu, CuPy on the GPU (CuPy copies
-# NumPy's API name for name). So `mm`'s kernel is registered three times. Under `CUDA` it is wrapped, as
-# PyTorch's generated `RegisterCUDA.cpp` wraps every CUDA kernel, in a function that checks that all
-# tensors are on one device before the kernel runs.
+# NumPy's API name for name). So `mm`'s kernel is registered three times. Under `CUDA` it is wrapped in a
+# `DeviceCheck` (teachtorch/backends/device_check.py) that checks that all tensors are on one device before
+# the kernel runs, as PyTorch's generated `RegisterCUDA.cpp` wraps every CUDA kernel (`wrapper_CUDA__mm`).
 
 # %%
 print(tt.dispatch.dump_table("mm"))
 
 # %% [markdown]
-# Elementwise ops are not wrapped (`add_kernel` under CUDA): like PyTorch's TensorIterator they check
-# devices themselves, because a 0-dim cpu tensor may join a GPU op as a plain number.
+# Elementwise ops are not wrapped (their CUDA slot holds `PointwiseKernel(...).functional` itself): like
+# PyTorch's TensorIterator they check devices themselves, because a 0-dim cpu tensor may join a GPU op as a
+# plain number.
 
 # %%
 print(tt.dispatch.dump_table("add.Tensor"))

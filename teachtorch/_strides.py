@@ -1,3 +1,5 @@
+# Over 600 lines: every stride rule PyTorch has, read top to bottom in lesson 1; the rules call each other (view
+# strides, output strides, overlap), and c10's and TensorIterator's are as long.
 """Sizes, strides, and the rules PyTorch uses to reason about them.
 
 The concept
@@ -568,6 +570,7 @@ def compute_view_strides(old_sizes, old_strides, new_sizes):
     stride 4 and ``(2,)`` with base stride 1.  ``(2, 3, 2, 1)`` fits those
     chunks; ``(2, 6)`` would need a dim of 6 to straddle both, so it fails.
     """
+    # Over 60 lines: at::detail::computeStride, one algorithm followed line by line from TensorUtils.cpp.
     old_sizes = tuple(old_sizes)
     old_strides = tuple(old_strides)
     new_sizes = tuple(new_sizes)
@@ -674,6 +677,8 @@ def pointwise_output_strides(shape, operands):
     ``.to(result_dtype)``, which builds a *new* dense tensor, and it is that
     copy's strides that take part here.
     """
+    # Over 60 lines: TensorIterator's reorder_dimensions, one algorithm followed line by line from
+    # TensorIterator.cpp.
     shape = tuple(shape)
     ndim = len(shape)
 

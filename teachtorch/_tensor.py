@@ -381,4 +381,7 @@ def typename(obj):
     if isinstance(obj, Tensor):
         return "Tensor"
     t = type(obj)
-    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+    # CPython's tp_name: a class written in Python (a heap type) is named alone, `Foo`; a builtin or C type
+    # carries its module unless it is in builtins: `int`, `numpy.ndarray`
+    heap_type = t.__flags__ & (1 << 9)
+    return t.__name__ if t.__module__ == "builtins" or heap_type else f"{t.__module__}.{t.__name__}"

@@ -45,9 +45,7 @@ class Library:
         elif with_keyset:
             kernel = fn
         else:
-            def kernel(ks, *args):
-                return fn(*args)
-            kernel.__qualname__ = getattr(fn, "__qualname__", "kernel")
+            kernel = dispatcher.without_keyset(fn)
         dispatcher.impl(op, key, kernel)
 
     def fallback(self, fn, dispatch_key):
@@ -74,10 +72,6 @@ def impl(qualname, dispatch_key, fn=None):
     def register(f):
         op = dispatcher.lookup(qualname)
         key = dispatch_key if dispatch_key in ALIAS_KEYS else DispatchKey[dispatch_key]
-
-        def kernel(ks, *args):
-            return f(*args)
-        kernel.__qualname__ = getattr(f, "__qualname__", "kernel")
-        dispatcher.impl(op, key, kernel)
+        dispatcher.impl(op, key, dispatcher.without_keyset(f))
         return f
     return register(fn) if fn is not None else register

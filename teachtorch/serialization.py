@@ -157,6 +157,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
 def _read(file, name, size, map_location, weights_only):
     """Read a checkpoint from `file`, which has `size` bytes left (None: unknown), never reading past what the
     header declares (one byte more, for a stream, to see that it ends there)."""
+    # Over 60 lines: reads a checkpoint in file order, one pass, each check next to the bytes it checks.
     def fail(what):
         return CheckpointError(f"teachtorch.load: cannot load '{name}': {what}")
 

@@ -181,9 +181,9 @@ def test_cuda_tensors_dispatch_to_the_cuda_keys():
     keys = [e.key for e in t.events]
     assert "AutogradCUDA" in keys and "CUDA" in keys and "CPU" not in keys
     table = lookup("mm").dump_table()
-    assert "CUDA: wrapper_CUDA__mm [kernel]" in table and "CPU: mm_kernel [kernel]" in table
+    assert "CUDA: DeviceCheck(mm_kernel) [kernel]" in table and "CPU: mm_kernel [kernel]" in table
     # TensorIterator ops check devices themselves (device_check: NoCheck), so they are registered as they are
-    assert "CUDA: add_kernel [kernel]" in lookup("add.Tensor").dump_table()
+    assert "CUDA: PointwiseKernel(pointwise_math.add).functional [kernel]" in lookup("add.Tensor").dump_table()
 
 
 # ---- memory, synchronize, seeds --------------------------------------------------------------------------

@@ -1,6 +1,9 @@
 """The dispatcher: key sets, tables, the trace, registering ops from outside, fallthroughs, modes, meta."""
 
 import numpy as np
+import pathlib
+import re
+
 import pytest
 import torch
 
@@ -28,7 +31,7 @@ def test_trace_prints_like_logging_tensor_and_records_every_hop():
     top, cpu = t.events
     assert top.op == cpu.op == "aten::add.Tensor" and cpu.parent == top.index
     assert top.keyset == ["AutogradCPU", "CPU"]      # ADInplaceOrView and BackendSelect fall through for add
-    assert cpu.kernel == "add_kernel"
+    assert cpu.kernel == "PointwiseKernel(pointwise_math.add).functional"
     (x, y) = top.inputs[:2]
     assert (x.sizes, x.strides, x.dtype, x.device, x.storage_offset) == ((3, 4), (4, 1), "float32", "cpu", 0)
     out = top.outputs[0]
@@ -64,6 +67,7 @@ def test_trace_of_composite_op_shows_the_ops_it_is_made_of():
     assert {"aten::clone", "aten::_unsafe_view"} <= names
     text = t.format(hops=True)
     assert "-> AutogradCPU: reshape_kernel" in text and "-> CPU: clone_kernel" in text
+    assert "-> CPU: clone_kernel  teachtorch/" in text
 
 
 def test_trace_streams_events_and_nests():
@@ -87,9 +91,9 @@ def test_trace_records_errors():
 
 def test_dump_table_resolution():
     add = tt.dispatch.dump_table("add.Tensor").splitlines()
-    assert "CPU: add_kernel [kernel]" in add
+    assert "CPU: PointwiseKernel(pointwise_math.add).functional [kernel]" in add
     assert "ADInplaceOrView: fallthrough [backend fallback]" in add
-    assert "AutogradCPU: VariableType::add.Tensor [autograd kernel: Autograd]" in add
+    assert "AutogradCPU: autograd_kernel [autograd kernel: Autograd]" in add
     add_ = tt.dispatch.dump_table("aten::add_.Tensor")
     assert "ADInplaceOrView: ADInplaceOrView_inplace [kernel]" in add_
     tr = tt.dispatch.dump_table("transpose.int")
@@ -375,10 +379,43 @@ def test_a_failing_backward_inside_a_trace_leaves_later_ops_in_forward():
     assert tt.is_grad_enabled()
 
 
-def test_every_hop_says_where_its_kernel_is_written():
-    """A trace's hops carry the file:line of the kernel's `def`, so each one can be opened in the source."""
-    import pathlib
+def _def_at(root, source):
+    path, line = source.rsplit(":", 1)
+    assert path.startswith("teachtorch/"), source
+    text = (root / path).read_text().splitlines()[int(line) - 1].strip()
+    m = re.match(r"(?:async )?def (\w+)\(", text)
+    assert m, (source, text)     # a def, never a lambda
+    return path, m.group(1)
+
+
+def _check_hop_names(t):
+    """Each hop's kernel is shown by the name of the def at its file:line (the issue-15 map rule): `name`,
+    `Class(module.compute).name` (a kernel object, its compute function in kernels/module.py) or
+    `name('kind')` (a shared kernel bound with functools.partial). No lambda, no renamed function."""
     root = pathlib.Path(__file__).resolve().parents[1]
+    seen = set()
+    for e in t.events:
+        if (e.kernel, e.source) in seen:
+            continue
+        seen.add((e.kernel, e.source))
+        path, def_name = _def_at(root, e.source)
+        assert "<" not in e.kernel and "::" not in e.kernel, e.kernel
+        m = re.fullmatch(r"(\w+)\((?:(\w+)\.(\w+)|'[\w.]+')\)\.(\w+)", e.kernel)
+        if m:     # a kernel object: its class and method are in `path`, its compute function in kernels/
+            cls, module, compute, method = m.groups()
+            assert method == def_name and re.search(rf"^class {cls}\b", (root / path).read_text(), re.M), e
+            if module is not None:
+                text = (root / f"teachtorch/kernels/{module}.py").read_text()
+                assert re.search(rf"^def {compute}\(", text, re.M), e
+            continue
+        name = re.sub(r"\(.*\)$", "", e.kernel)     # max_min_dim_kernel('max') -> max_min_dim_kernel
+        assert name.rsplit(".", 1)[-1] == def_name, (e.kernel, e.source, def_name)
+    return seen
+
+
+def test_every_hop_says_where_its_kernel_is_written():
+    """A trace's hops carry the file:line of the kernel's `def`, so each one can be opened in the source,
+    and the name they show is the name of that def, so it can be grepped."""
     a = tt.ones(3, 4, requires_grad=True)
     with tt.dispatch.trace() as t:
         b = (a * 2).t().sum(0)
@@ -387,10 +424,30 @@ def test_every_hop_says_where_its_kernel_is_written():
         c.add_(1)
         tt.zeros(2).index_add_(0, tt.tensor([0]), tt.ones(1))
     assert t.events
-    for e in t.events:
-        path, line = e.source.rsplit(":", 1)
-        assert path.startswith("teachtorch/"), e
-        text = (root / path).read_text().splitlines()[int(line) - 1].strip()
-        assert text.startswith(("def ", "async def ", "@")) or "lambda" in text, (e.kernel, e.source, text)
+    _check_hop_names(t)
     assert f"  {t.events[0].source} (" in t.format(hops=True)
     assert " us)" not in t.format(hops=True, durations=False)
+
+
+def test_every_hop_of_a_training_step_is_named_as_its_def():
+    """The same rule over a whole training step and a spread of op families: a model forward and backward,
+    an optimizer step, reductions with their shared kernels, views, factories, random, indexing, copies."""
+    tt.manual_seed(0)
+    model = tt.nn.Sequential(tt.nn.Conv2d(1, 2, 3), tt.nn.ReLU(), tt.nn.Flatten(), tt.nn.Linear(8, 3))
+    opt = tt.optim.Adam(model.parameters(), lr=0.01)
+    x, y = tt.randn(4, 1, 4, 4), tt.tensor([0, 1, 2, 0])
+    with tt.dispatch.trace() as t:
+        loss = tt.nn.functional.cross_entropy(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        z = tt.arange(12.0).reshape(3, 4)
+        z.max(1), z.min(), z.argmax(0), z.var(1), tt.std_mean(z, 0), z.cumsum(1), z.softmax(0), z.all(), z.median(1)
+        z[:, 1:].clone().exp_().clamp(0, 1).where(z[:, 1:] > 2, 0.5), 2 ** z, z.to(tt.int64) // 3
+        tt.rand(2), tt.full((2,), 3.0), tt.linspace(0, 1, 5), z.t().contiguous(), z.unsqueeze(0).expand(2, 3, 4)
+        z.tril(), z.clone().triu_(1), z.scatter(1, tt.tensor([[0], [1], [2]]), 5.0), z.index_add(0, tt.tensor([0]), z[:1])
+    seen = _check_hop_names(t)
+    assert len(seen) > 60, len(seen)     # a spread of kernels, not one family
+    kernels = {k for k, _ in seen}
+    assert {"PointwiseKernel(unary_math.exp).inplace", "max_min_dim_kernel('max')", "TriangleKernel('tril').functional",
+            "ScatterKernel('scatter.value').functional", "index_add_kernel"} <= kernels, sorted(kernels)

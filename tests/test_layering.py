@@ -102,3 +102,43 @@ def test_the_checker_sees_lazy_and_relative_imports(tmp_path, monkeypatch):
         assert f"teachtorch/ops/worse.py:1: ops imports {PUBLIC}" in str(e)
     else:
         raise AssertionError("the upward import was not reported")
+
+
+# ---- size: a file a reader finishes in one sitting, a function they hold in their head -------------------------
+
+MAX_FILE_LINES, MAX_FUNCTION_LINES = 600, 60
+
+
+def _oversized(path):
+    """(what, line) for the file and each function of `path` over the limits that do not say why."""
+    source = path.read_text()
+    lines = source.splitlines()
+    found = []
+    if len(lines) > MAX_FILE_LINES and not any(line.startswith("# Over 600 lines: ") for line in lines[:3]):
+        found.append((f"file of {len(lines)} lines", 1))
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            length = node.end_lineno - node.lineno + 1
+            head = lines[node.lineno - 1:min(node.end_lineno, node.lineno + 40)]
+            if length > MAX_FUNCTION_LINES and not any(line.strip().startswith("# Over 60 lines: ") for line in head):
+                found.append((f"{node.name}() of {length} lines", node.lineno))
+    return found
+
+
+def test_long_files_and_functions_say_why():
+    """Files over 600 lines and functions over 60 lines are allowed only with a reason a reader can weigh,
+    written where they meet it: `# Over 600 lines: ...` at the top of the file, `# Over 60 lines: ...` at the
+    top of the function."""
+    problems = [f"teachtorch/{path.relative_to(ROOT)}:{line}: {what}"
+                for path in _modules() for what, line in _oversized(path)]
+    assert not problems, "say why, or split:\n" + "\n".join(problems)
+
+
+def test_the_size_check_can_fail(tmp_path):
+    long_function = "def f():\n" + "    x = 1\n" * 70
+    (tmp_path / "a.py").write_text(long_function)
+    assert _oversized(tmp_path / "a.py") == [("f() of 71 lines", 1)]
+    (tmp_path / "b.py").write_text("def f():\n    # Over 60 lines: a reason.\n" + "    x = 1\n" * 70)
+    assert _oversized(tmp_path / "b.py") == []
+    (tmp_path / "c.py").write_text("x = 1\n" * 601)
+    assert _oversized(tmp_path / "c.py") == [("file of 601 lines", 1)]

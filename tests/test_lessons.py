@@ -20,7 +20,7 @@ def _run(name, tmp_path):
 
 def test_backends_lesson_finds_the_lost_writeback(tmp_path):
     text = _run("03_backends.py", tmp_path)
-    assert "CUDA: wrapper_CUDA__mm [kernel]" in text
+    assert "CUDA: DeviceCheck(mm_kernel) [kernel]" in text
     assert "disagrees with cpu first at op" in text and "aten.addcmul_.default" in text
     assert "input 0 (Linear) weight after fn" in text
     # contiguous parameters hide the bug; the fixed kernel agrees

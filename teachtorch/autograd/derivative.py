@@ -290,10 +290,9 @@ def overloads(op_name, pick, variants):
         twin_kernels[overload] = twin and twin.kernels[Autograd]
 
     def kernel_for(target, table):
-        def autograd_kernel(ks, *args):
+        def autograd_overload_kernel(ks, *args):
             return table[pick(*args)](ks, *args)
-        autograd_kernel.__qualname__ = f"VariableType::{target.schema.full_name}"
-        dispatcher.impl(target, Autograd, autograd_kernel)
+        dispatcher.impl(target, Autograd, autograd_overload_kernel)
 
     kernel_for(op, kernels)
     if twin is not None:

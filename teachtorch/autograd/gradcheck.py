@@ -1,3 +1,5 @@
+# Over 600 lines: gradcheck and gradgradcheck share the Jacobian builders and the failure reports, as
+# torch/autograd/gradcheck.py (2300 lines) does.
 """`gradcheck` and `gradgradcheck`: test backward formulas against finite differences.
 
 PyTorch: torch/autograd/gradcheck.py (this file follows its structure, without the sparse, MKLDNN and

@@ -212,7 +212,7 @@ def _functional_kernel(op, formula):
     if not is_view and not any(is_list for _, is_list in positions):
         return _simple_kernel(op, formula, tuple(i for i, _ in positions))
 
-    def autograd_kernel(ks, *args):
+    def autograd_view_or_list_kernel(ks, *args):
         if not _GradMode.enabled or not any_requires_grad(args, positions):
             out = redispatch(op, ks & AFTER_AUTOGRAD, args)
             if is_view:
@@ -222,8 +222,7 @@ def _functional_kernel(op, formula):
         if is_view:
             _view_creation_meta(op, out, args)
         return out
-    autograd_kernel.__qualname__ = f"VariableType::{op.schema.full_name}"
-    return autograd_kernel
+    return autograd_view_or_list_kernel
 
 
 def _simple_kernel(op, formula, tensor_positions):
@@ -237,7 +236,6 @@ def _simple_kernel(op, formula, tensor_positions):
                     if t._requires_grad or (t._base is not None and t._base._requires_grad):
                         return record(op, formula, ks, args, inplace=False)
         return redispatch(op, ks & AFTER_AUTOGRAD, args)
-    autograd_kernel.__qualname__ = f"VariableType::{op.schema.full_name}"
     return autograd_kernel
 
 
@@ -249,7 +247,6 @@ def _inplace_kernel(op, formula):
             variable.check_inplace(args[0], False)
             return redispatch(op, ks & AFTER_AUTOGRAD, args)
         return record(op, formula, ks, args, inplace=True)
-    autograd_inplace_kernel.__qualname__ = f"VariableType::{op.schema.full_name}"
     return autograd_inplace_kernel
 
 

@@ -20,7 +20,6 @@ def backend_select_kernel(op):
     def BackendSelect_factory(ks, *args):
         key = _BACKEND_KEY[as_device(args[pos]).type]
         return dispatcher.redispatch(op, (ks & below(DispatchKey.BackendSelect)) | bit(key), args)
-    BackendSelect_factory.__qualname__ = "BackendSelect_factory"
 
     return BackendSelect_factory
 

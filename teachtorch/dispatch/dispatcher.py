@@ -112,23 +112,23 @@ class OpOverload:
         if key in BACKEND_KEYS:
             if CompositeExplicitAutograd in k:
                 kernel = k[CompositeExplicitAutograd]
-                return kernel, f"{_qualname(kernel)} [default backend kernel: CompositeExplicitAutograd]"
+                return kernel, f"{kernel_name(kernel)} [default backend kernel: CompositeExplicitAutograd]"
             if CompositeImplicitAutograd in k:
                 kernel = k[CompositeImplicitAutograd]
-                return kernel, f"{_qualname(kernel)} [math kernel: CompositeImplicitAutograd]"
+                return kernel, f"{kernel_name(kernel)} [math kernel: CompositeImplicitAutograd]"
         if key in AUTOGRAD_KEYS:
             backend = BACKEND_OF_AUTOGRAD_KEY[key]
             if CompositeImplicitAutograd in k and backend not in k and CompositeExplicitAutograd not in k:
                 kernel = k[CompositeImplicitAutograd]
-                return kernel, f"{_qualname(kernel)} [math kernel: CompositeImplicitAutograd]"
+                return kernel, f"{kernel_name(kernel)} [math kernel: CompositeImplicitAutograd]"
             if Autograd in k:
-                return k[Autograd], f"{_qualname(k[Autograd])} [autograd kernel: Autograd]"
+                return k[Autograd], f"{kernel_name(k[Autograd])} [autograd kernel: Autograd]"
         fallback = _backend_fallbacks.get(key)
         if fallback is FALLTHROUGH:
             return FALLTHROUGH, "fallthrough"
         if fallback is not None:
             # A boxed fallback serves every op, so it is told which one: fallback(op, keyset, *args).
-            return functools.partial(fallback, self), f"{_qualname(fallback)} [backend fallback]"
+            return functools.partial(fallback, self), f"{kernel_name(fallback)} [backend fallback]"
         return self._missing(key), "missing"
 
     def _missing(self, key):
@@ -157,7 +157,7 @@ class OpOverload:
             if kernel is FALLTHROUGH:
                 lines.append(f"{key.name}: fallthrough [backend fallback]")
             elif source == "kernel":
-                lines.append(f"{key.name}: {_qualname(kernel)} [kernel]")
+                lines.append(f"{key.name}: {kernel_name(kernel)} [kernel]")
             else:
                 lines.append(f"{key.name}: {source}")
         return "\n".join(lines)
@@ -169,21 +169,65 @@ def python_name(name):
     return f"{ns}.{rest}" if "." in rest else f"{ns}.{rest}.default"
 
 
-def _qualname(fn):
-    if isinstance(fn, functools.partial):
-        fn = fn.func
-    return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+def without_keyset(fn):
+    """The kernel `kernel(ks, *args)` of a function `fn(*args)` that never redispatches (composite and view
+    kernels, `torch.library` kernels): the keyset is dropped, and the trace shows `fn` (`__wrapped__`)."""
+    def kernel(ks, *args):
+        return fn(*args)
+    kernel.__wrapped__ = fn
+    return kernel
+
+
+def kernel_function(fn):
+    """The Python function a registered kernel runs, looking through `functools.partial` and through wrappers
+    that name what they wrap in `__wrapped__` (as `functools.wraps` does): the CUDA device check, the
+    keyset-dropping wrapper of composite and view kernels, `torch.library` kernels."""
+    while True:
+        if isinstance(fn, functools.partial):
+            fn = fn.func
+        elif getattr(fn, "__wrapped__", None) is not None:
+            fn = fn.__wrapped__
+        else:
+            return fn
+
+
+def kernel_name(fn):
+    """The name a trace shows for a kernel: the name of its `def` in the source, so it can be grepped.
+
+    A function defined inside another shows its own name (`autograd_kernel`, not
+    `make_autograd_kernel.<locals>.autograd_kernel`). A kernel shared by several ops shows what it was made
+    with, as the code that made it reads: a method of a kernel object its object (`PointwiseKernel(
+    pointwise_math.add).functional`), a `functools.partial` its bound names (`max_min_dim_kernel('max')`), a
+    wrapper object what it wraps (`DeviceCheck(mm_kernel)`).
+    """
+    bound = []
+    while True:
+        if isinstance(fn, functools.partial):
+            bound = [a for a in fn.args if isinstance(a, str)] + bound
+            fn = fn.func
+        elif getattr(fn, "__wrapped__", None) is not None:
+            fn = fn.__wrapped__
+        else:
+            break
+    owner = getattr(fn, "__self__", None)
+    if owner is not None and type(owner).__repr__ is not object.__repr__ and not isinstance(owner, type):
+        return f"{owner!r}.{fn.__name__}"
+    if not hasattr(fn, "__code__") and hasattr(getattr(type(fn), "__call__", None), "__code__"):
+        return repr(fn)       # a kernel object called directly: DeviceCheck(mm_kernel)
+    name = getattr(fn, "__qualname__", None) or getattr(type(fn), "__qualname__", None) or repr(fn)
+    if not name.endswith("<lambda>"):     # a lambda (a user's `torch.library` kernel) keeps where it is
+        name = name.rsplit("<locals>.", 1)[-1]
+    return f"{name}({', '.join(map(repr, bound))})" if bound else name
 
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))   # the folder of teachtorch/
-_sources = {}    # code object -> "teachtorch/ops/pointwise.py:279" (traces ask on every hop)
+_sources = {}    # code object -> "teachtorch/kernels/pointwise.py:322" (traces ask on every hop)
 
 
 def kernel_source(fn):
     """Where a kernel is written, as `file:line` of its `def` ("teachtorch/kernels/pointwise.py:312"), so that
     every hop of a trace can be opened in the source. "" for what has no Python code (a builtin)."""
-    while isinstance(fn, functools.partial):
-        fn = fn.func
+    fn = kernel_function(fn)
     code = getattr(fn, "__code__", None) or getattr(getattr(type(fn), "__call__", None), "__code__", None)
     if code is None:
         return ""

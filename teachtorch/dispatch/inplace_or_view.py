@@ -58,7 +58,6 @@ def _kernel_for(op):
             for i in mutated:
                 args[i]._vc.value += 1
             return out
-        ADInplaceOrView_inplace.__qualname__ = "ADInplaceOrView_inplace"
         return ADInplaceOrView_inplace
     if schema.is_view:
         base_pos = next(i for i, a in enumerate(schema.arguments) if a.alias)
@@ -70,7 +69,6 @@ def _kernel_for(op):
             for v in (out if isinstance(out, (tuple, list)) else (out,)):
                 as_view(base, v, name)
             return out
-        ADInplaceOrView_view.__qualname__ = "ADInplaceOrView_view"
         return ADInplaceOrView_view
     return None
 

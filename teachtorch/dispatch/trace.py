@@ -153,7 +153,7 @@ class trace:
         new_call = parent is None or self._ops[-1] is not op
         ev = DispatchEvent(
             index=self._count, parent=parent, depth=len(self._stack), op=op.name,
-            key=_KEY_NAMES.get(key, "Undefined"), kernel=dispatcher._qualname(kernel), ks=ks,
+            key=_KEY_NAMES.get(key, "Undefined"), kernel=dispatcher.kernel_name(kernel), ks=ks,
             source=dispatcher.kernel_source(kernel),
             inputs=[self._describe(a) for a in args] if new_call else [],
             backward_node=None if node is None else type(node).__name__,

@@ -168,7 +168,7 @@ class _LiveTrace(dispatch_trace):
         first = self.events[self._stack[-1] - self.events[0].index]
         if first.lower is None:
             first.lower = []
-        note = [_KEY_NAMES.get(key, "Undefined"), dispatcher._qualname(kernel), 0]
+        note = [_KEY_NAMES.get(key, "Undefined"), dispatcher.kernel_name(kernel), 0]
         first.lower.append(note)
         depth = len(self._keys)
         start = time.perf_counter_ns()

@@ -87,6 +87,7 @@ def storage_scene(*tensors, labels=None, values=True, max_cells=256, max_rows=16
     expanded dims, and "slices": the 2-D slices drawn, each {"lead": [leading index], "elems":
     [{"index": [...], "cell": c, "row": r, "col": c, "value": "1.5" or None}]}.
     """
+    # Over 60 lines: builds the whole picture's data in one pass: storages, then their views, then the cells.
     labels = list(labels or [])
     labels += [None] * (len(tensors) - len(labels))
     labels = [_clip(lab) if lab is not None else f"t{k}" for k, lab in enumerate(labels[:len(tensors)])]

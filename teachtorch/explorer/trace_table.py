@@ -4,7 +4,8 @@ A `dispatch.trace` records *hops*: each time the dispatcher runs one kernel at o
 from your code, `a * b` say, makes several hops: the AutogradCPU kernel records a graph node and hands the
 call on (redispatches) to the CPU kernel, which computes. This module groups hops back into calls:
 
-    row = {op: "aten.mul.Tensor", path: [AutogradCPU: VariableType::mul.Tensor, CPU: mul_kernel],
+    row = {op: "aten.mul.Tensor",
+           path: [AutogradCPU: autograd_kernel, CPU: PointwiseKernel(pointwise_math.mul).functional],
            inputs/outputs: sizes, strides, dtype, device, storage, ...}
 
 and folds loops: the ops of a loop body repeat with the same shapes each time round, so a body of p calls

@@ -1,3 +1,5 @@
+# Over 600 lines: reading and writing through advanced indices share one index-normalisation pipeline
+# (aten/src/ATen/native/TensorAdvancedIndexing.cpp).
 """Indexing kernels: reading and writing the elements that index tensors point at.
 
 Basic indexing (`x[1:, 0]`) only changes (offset, sizes, strides), so it gives views (ops/views.py). Every op

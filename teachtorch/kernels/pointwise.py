@@ -7,7 +7,7 @@ op (`add`), the in-place op (`add_`) and the `out=` op (`add(..., out=o)`); the 
 only differ in where the result goes, and they check it may go there before anything is written.
 
 Here a pointwise op is one function `fn(xp, *operands, *params)` computing with array module `xp` on
-operands already cast to the compute dtype. `pointwise_kernels(fn, ...)` turns it into the three kernels.
+operands already cast to the compute dtype. `PointwiseKernel(fn, ...)` below holds its three kernels.
 
 Type promotion kinds (PyTorch's ELEMENTWISE_TYPE_PROMOTION_KIND, torch/_prims_common):
     DEFAULT       result_type of the operands                               add, mul, maximum
@@ -16,6 +16,8 @@ Type promotion kinds (PyTorch's ELEMENTWISE_TYPE_PROMOTION_KIND, torch/_prims_co
 float16 is computed in float32 and rounded once at the end, as PyTorch's "opmath" does on cpu; the inputs are
 first converted to the common dtype (an int32 70000 in a float16 op becomes inf), as TensorIterator does.
 """
+
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -96,22 +98,18 @@ def pointwise_meta(operands, kind):
     return tensors, device, out_dtype, compute, shape
 
 
-def output_strides(shape, tensors, operands=None, compute=None, numbers_take_part=True):
+def output_strides(shape, tensors, operands=None, compute=None, number_is_operand=True):
     """The result's strides (TensorIterator's rule, _strides.pointwise_output_strides), or None for contiguous.
 
     Two details of TensorIterator matter here:
     * a Python number takes part as a 0-dim tensor, so `x + 1` is never "all operands of one shape" and
       skips the all-contiguous shortcut (with odd strides on size-1 dims, that changes the answer); except
-      in the ops whose number is a parameter of the kernel, not an operand (`numbers_take_part=False`:
-      `x ** 2`, `clamp(x, 0, 1)`, `lerp(x, y, 0.5)` are unary or binary TensorIterators in PyTorch), and
-      `2 ** x` ("contiguous_if_self_is_a_number": Pow.cpp's `pow(Scalar, Tensor)` allocates a contiguous result);
+      in the ops whose number is a parameter of the kernel, not an operand (`number_is_operand=False`:
+      `x ** 2`, `clamp(x, 0, 1)`, `lerp(x, y, 0.5)` are unary or binary TensorIterators in PyTorch);
     * on cpu each input whose dtype is not the op's `common` dtype is first converted with `.to(common)`,
       which keeps a dense layout but makes a non-dense one dense (preserve_format), so such an input takes
       part with the strides of its converted copy.
     """
-    if numbers_take_part == "contiguous_if_self_is_a_number" and operands and not isinstance(operands[0], Tensor):
-        return None
-    numbers_take_part = numbers_take_part is True
     contiguous = contiguous_strides_of(shape)
     for t in tensors:
         if t._sizes != shape or (t._strides != contiguous and any(t._strides)):
@@ -123,7 +121,7 @@ def output_strides(shape, tensors, operands=None, compute=None, numbers_take_par
     common = None if operands is None else common_dtype(operands, compute)
     layouts = [(u._sizes, u._strides if common is None or u.dtype is common
                 else preserve_format_strides(u._sizes, u._strides)) for u in tensors]
-    if operands is not None and numbers_take_part:
+    if operands is not None and number_is_operand:
         layouts += [((), ()) for a in operands if a is not None and not isinstance(a, Tensor)]
     strides = pointwise_output_strides(shape, layouts)
     return None if strides == contiguous else strides
@@ -167,11 +165,11 @@ def _float16_common(operands):
     return float16 if result_type(*[a for a in operands if a is not None]) is float16 else None
 
 
-def run(fn, operands, params, compute_dtype, device, dtype=None, opmath_scalar=False):
+def run(fn, operands, params, compute_dtype, device, dtype=None, number_in_opmath=False):
     """The impl step: `fn` on the operands cast to the compute dtype (None on the meta device), the result
     cast to `dtype` when given (the result dtype, or the dtype of the tensor it will be written into).
 
-    `opmath_scalar`: a number (or 0-dim tensor) after the first operand of a float16 op is used as it is, not
+    `number_in_opmath`: a number (or 0-dim tensor) after the first operand of a float16 op is used as it is, not
     rounded to float16 first, as add, sub, mul, div (`iter.original_scalar_value<opmath_t>(2)`) and lerp's
     weight do.
 
@@ -193,7 +191,7 @@ def run(fn, operands, params, compute_dtype, device, dtype=None, opmath_scalar=F
                 arrays.append(arr if arr is not None and arr.dtype == want and type(arr) is xp.ndarray
                               else _cast(xp, a, compute_dtype))
         else:
-            arrays = [_cast(xp, a, compute_dtype, None if (opmath_scalar and i > 0 and _is_scalar(a)) else via)
+            arrays = [_cast(xp, a, compute_dtype, None if (number_in_opmath and i > 0 and _is_scalar(a)) else via)
                       for i, a in enumerate(operands)]
         result = fn(xp, *arrays, *params)
         if dtype is not None and result.dtype != dtype.numpy:
@@ -279,77 +277,117 @@ def write_out(out, result, out_dtype, shape, strides=None):
     return out
 
 
-def pointwise_kernels(fn, kind=DEFAULT, n=2, check=None, late_check=None, inplace_check=None, out_check=None,
-                      opmath_scalar=False, numbers_take_part=True):
-    """The functional, in-place and out kernels of one elementwise op with `n` tensor-or-number operands.
+class Checks(NamedTuple):
+    """The errors one elementwise op raises beyond the common ones, each at the step where PyTorch raises it.
 
-    The steps, in PyTorch's order (structured kernel meta function, then TensorIterator::build, then impl):
+    `operands(operands)` before anything else (`-` on bool, a negative integer power); `late(args,
+    result_dtype, compute_dtype)` once the dtypes are known ('"abs_cpu" not implemented for 'Bool'', an `alpha`
+    that does not fit); `inplace(self, result_dtype, shape, operands)` and `out(out, result_dtype, shape,
+    operands)` replace the usual checks of the written tensor for the few ops where PyTorch checks or words
+    them differently.
+    """
+    operands: Callable | None = None
+    late: Callable | None = None
+    inplace: Callable | None = None
+    out: Callable | None = None
 
-    1. `check(operands)` may raise for what the op refuses before anything else (`-` on bool, a negative
-       integer power);
-    2. in-place and out=: the target may not overlap itself or an input, then the shape and dtype checks
-       (`inplace_check(self, result_dtype, shape, operands)` and `out_check(out, result_dtype, shape, operands)`
-       replace the usual ones for the few ops where PyTorch checks or words them differently);
-    3. `late_check(args, result_dtype, compute_dtype)` raises what the kernel raises once the dtype is known
-       ('"abs_cpu" not implemented for 'Bool'', an `alpha` that does not fit the dtype);
-    4. compute, then write (in-place, out=) or wrap (functional); `opmath_scalar` is explained in `run`,
-       `numbers_take_part` in `output_strides`.
+
+NO_CHECKS = Checks()
+
+
+class PointwiseKernel:
+    """The functional, in-place and out= kernels of one elementwise op with `n` tensor-or-number operands.
+
+    `compute(xp, *operands, *params)` is the op's arithmetic (kernels/pointwise_math.py, unary_math.py);
+    `promotion` its type promotion kind. The three methods are what the dispatcher runs (a trace shows
+    `PointwiseKernel(unary_math.exp).functional`), each in PyTorch's order: structured kernel meta function,
+    then TensorIterator::build, then impl:
+
+    1. `checks.operands` may raise for what the op refuses before anything else;
+    2. in-place and out=: the target may not overlap itself or an input, then its shape and dtype are checked;
+    3. `checks.late` raises what the kernel raises once the dtype is known;
+    4. compute, then write (in-place, out=) or wrap (functional).
+
+    `number_is_operand`: see `output_strides`. `number_in_opmath`: see `run`.
     """
 
-    def functional(ks, *args):
+    def __init__(self, compute, promotion=DEFAULT, n=2, checks=NO_CHECKS, number_is_operand=True,
+                 number_in_opmath=False):
+        self.compute, self.promotion, self.n, self.checks = compute, promotion, n, checks
+        self.number_is_operand, self.number_in_opmath = number_is_operand, number_in_opmath
+
+    def __repr__(self):   # what a trace shows: PointwiseKernel(unary_math.exp).functional
+        module = self.compute.__module__.rsplit(".", 1)[-1]
+        return f"{type(self).__name__}({module}.{self.compute.__qualname__})"
+
+    def output_strides(self, shape, tensors, operands, compute_dtype):
+        return output_strides(shape, tensors, operands, compute_dtype, self.number_is_operand)
+
+    def functional(self, ks, *args):
+        n, checks = self.n, self.checks
         operands = args[:n]
-        if check is not None:
-            check(operands)
-        tensors, device, out_dtype, cdt, shape = pointwise_meta(operands, kind)
-        if late_check is not None:
-            late_check(args, out_dtype, cdt)
-        strides = output_strides(shape, tensors, operands, cdt, numbers_take_part)
-        result = run(fn, operands, args[n:], cdt, device, out_dtype, opmath_scalar)
+        if checks.operands is not None:
+            checks.operands(operands)
+        tensors, device, out_dtype, cdt, shape = pointwise_meta(operands, self.promotion)
+        if checks.late is not None:
+            checks.late(args, out_dtype, cdt)
+        strides = self.output_strides(shape, tensors, operands, cdt)
+        result = run(self.compute, operands, args[n:], cdt, device, out_dtype, self.number_in_opmath)
         if result is None:
             return empty(shape, out_dtype, device, strides)
         if strides is None:
             return wrap(result, out_dtype, device)
         return wrap_strided(result, out_dtype, device, strides)
 
-    def inplace(ks, self, *args):
-        operands = (self,) + args[:n - 1]
-        if check is not None:
-            check(operands)
-        tensors, device, out_dtype, cdt, shape = pointwise_meta(operands, kind)
-        check_output_device(self, device)
-        check_writable(self)
-        check_no_partial_overlap(self, tensors)
-        if inplace_check is None:
-            check_inplace_shape_and_dtype(self, out_dtype, shape)
+    def inplace(self, ks, target, *args):
+        n, checks = self.n, self.checks
+        operands = (target,) + args[:n - 1]
+        if checks.operands is not None:
+            checks.operands(operands)
+        tensors, device, out_dtype, cdt, shape = pointwise_meta(operands, self.promotion)
+        check_output_device(target, device)
+        check_writable(target)
+        check_no_partial_overlap(target, tensors)
+        if checks.inplace is None:
+            check_inplace_shape_and_dtype(target, out_dtype, shape)
         else:
-            inplace_check(self, out_dtype, shape, operands)
-        if late_check is not None:
-            late_check(operands + args[n - 1:], out_dtype, cdt)
-        result = run(fn, operands, args[n - 1:], cdt, device, self.dtype, opmath_scalar)
+            checks.inplace(target, out_dtype, shape, operands)
+        if checks.late is not None:
+            checks.late(operands + args[n - 1:], out_dtype, cdt)
+        result = run(self.compute, operands, args[n - 1:], cdt, device, target.dtype, self.number_in_opmath)
         if result is not None:
-            write(self, result, check_overlap=False)
-        return self
+            write(target, result, check_overlap=False)
+        return target
 
-    def out_variant(ks, *args):
+    def out(self, ks, *args):
+        n, checks = self.n, self.checks
         out, args = args[-1], args[:-1]
         operands = args[:n]
-        if check is not None:
-            check(operands)
-        tensors, device, out_dtype, cdt, shape = pointwise_meta(operands, kind)
+        if checks.operands is not None:
+            checks.operands(operands)
+        tensors, device, out_dtype, cdt, shape = pointwise_meta(operands, self.promotion)
         check_output_device(out, device)
         check_writable(out)
         check_no_partial_overlap(out, tensors)
-        if out_check is None:
+        if checks.out is None:
             check_out(out, out_dtype, shape)
         else:
-            out_check(out, out_dtype, shape, operands)
-        if late_check is not None:
-            late_check(args, out_dtype, cdt)
-        result = run(fn, operands, args[n:], cdt, device, out.dtype, opmath_scalar)
-        strides = None if out._sizes == tuple(shape) else output_strides(shape, tensors, operands, cdt,
-                                                                               numbers_take_part)
+            checks.out(out, out_dtype, shape, operands)
+        if checks.late is not None:
+            checks.late(args, out_dtype, cdt)
+        result = run(self.compute, operands, args[n:], cdt, device, out.dtype, self.number_in_opmath)
+        strides = None if out._sizes == tuple(shape) else self.output_strides(shape, tensors, operands, cdt)
         return write_out(out, result, out_dtype, shape, strides)
 
-    for k in (functional, inplace, out_variant):
-        k.device_check = False   # TensorIterator checks devices itself (a 0-dim cpu tensor may join), see meta
-    return functional, inplace, out_variant
+    # TensorIterator checks devices itself (a 0-dim cpu tensor may join a cuda op): see pointwise_meta
+    functional.device_check = inplace.device_check = out.device_check = False
+
+
+class PowKernel(PointwiseKernel):
+    """pow's kernels: `pow(2, x)` is PyTorch's `pow.Scalar` overload, whose meta function allocates a
+    contiguous result whatever `x`'s layout (Pow.cpp `TORCH_META_FUNC2(pow, Scalar)`)."""
+
+    def output_strides(self, shape, tensors, operands, compute_dtype):
+        if not isinstance(operands[0], Tensor):
+            return None
+        return output_strides(shape, tensors, operands, compute_dtype, self.number_is_operand)

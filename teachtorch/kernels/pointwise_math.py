@@ -2,13 +2,14 @@
 
 Each function here is the `fn(xp, *operands, *params)` of one elementwise op (or a helper of several), run by
 kernels/pointwise.py `run` on arrays (or NumPy scalars) already cast to the compute dtype; the ops that use
-them are declared in ops/pointwise*.py. A one-call op (`lambda xp, a: xp.exp(a)`) is written in its
-declaration; what is here needs more: PyTorch's answer differs from NumPy's (integer division by zero, negative
-integer powers, shifts past the bit width, `pow(-0.0, 0.5)`), or the op is a formula of several calls.
+them are declared in ops/pointwise*.py (the functions of one tensor are in unary_math.py). Many are one NumPy
+call under PyTorch's name (`eq` is `xp.equal`); the others hold what PyTorch computes differently from NumPy
+(integer division by zero, negative integer powers, shifts past the bit width, `pow(-0.0, 0.5)`), or a
+formula of several calls.
 
 PyTorch's counterparts: aten/src/ATen/native/cpu/BinaryOpsKernel.cpp (add, div, remainder, fmod, shifts,
-xlogy), PowKernel.cpp and Pow.h (pow), UnaryOpsKernel.cpp (sinc, sign, round, nan_to_num), TensorCompare.cpp
-(clamp), Lerp.h (lerp), PointwiseOpsKernel.cpp (addcmul, addcdiv).
+xlogy), PowKernel.cpp and Pow.h (pow), TensorCompare.cpp
+(clamp, where), Lerp.h (lerp), PointwiseOpsKernel.cpp (addcmul, addcdiv).
 """
 
 import numpy as np
@@ -36,7 +37,7 @@ def none_like(xp, a):
     return xp.zeros(xp.shape(a), dtype=bool)
 
 
-# ---- add, sub ---------------------------------------------------------------------------------------------
+# ---- add, sub, mul ------------------------------------------------------------------------------------------
 
 
 def scaled(xp, b, alpha):
@@ -51,6 +52,14 @@ def add(xp, a, b, alpha):
 
 def sub(xp, a, b, alpha):
     return xp.subtract(a, b) if alpha == 1 else xp.subtract(a, scaled(xp, b, alpha))
+
+
+def mul(xp, a, b):
+    return xp.multiply(a, b)
+
+
+def rsub(xp, a, b, alpha):
+    return sub(xp, b, a, alpha)
 
 
 # ---- division -----------------------------------------------------------------------------------------------
@@ -101,6 +110,14 @@ def fmod(xp, a, b):
     return xp.fmod(a, b)                      # C's fmod: the result takes the dividend's sign
 
 
+def div(xp, a, b):
+    return xp.true_divide(a, b)
+
+
+def floor_divide(xp, a, b):
+    return div_mode(xp, a, b, "floor")
+
+
 # ---- powers -------------------------------------------------------------------------------------------------
 
 
@@ -149,45 +166,6 @@ def power(xp, a, b):
     return float_pow(xp, a, b)
 
 
-# ---- functions of one tensor ----------------------------------------------------------------------------
-
-
-def sinc(xp, a):
-    # sin(pi x) / (pi x), and 1 at 0 (UnaryOpsKernel.cpp computes pi * x in the input's float type)
-    x = a * xp.pi
-    return xp.where(a == 0, 1, xp.sin(x) / x)
-
-
-def rounding(np_name):
-    """floor, ceil, round, trunc: integers are already whole, so they are copied as they are."""
-    def fn(xp, a):
-        return getattr(xp, np_name)(a) if is_floating(a) else copy(xp, a)
-    return fn
-
-
-def sign(xp, a):
-    if a.dtype == np.bool_:
-        return copy(xp, a)
-    # (0 < a) - (a < 0), as PyTorch computes it: nan and -0.0 both give 0
-    return (a > 0).astype(a.dtype) - (a < 0).astype(a.dtype)
-
-
-def round_decimals(xp, a, decimals):
-    # UnaryOpsKernel.cpp round_decimals_kernel: scale, round to even, scale back
-    ten_pow = xp.asarray(10.0 ** (decimals if decimals >= 0 else -decimals)).astype(a.dtype)
-    if decimals >= 0:
-        return xp.rint(a * ten_pow) / ten_pow
-    return xp.rint(a / ten_pow) * ten_pow
-
-
-def nan_to_num(xp, a, nan, posinf, neginf):
-    if not is_floating(a):
-        return copy(xp, a)
-    # infinities become the largest finite numbers *of the dtype* (65504 for float16), so this op computes
-    # in the dtype itself rather than in float32
-    return xp.nan_to_num(a, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf)
-
-
 # ---- functions of two tensors -----------------------------------------------------------------------------
 
 
@@ -208,6 +186,46 @@ def right_shift(xp, a, b):
     max_shift = a.dtype.itemsize * 8 - (1 if a.dtype.kind == "i" else 0)
     too_far = (b < 0) | (b >= max_shift)
     return xp.right_shift(a, xp.where(too_far, max_shift, b).astype(a.dtype))
+
+
+def atan2(xp, a, b):
+    return xp.arctan2(a, b)
+
+
+def hypot(xp, a, b):
+    return xp.hypot(a, b)
+
+
+def logaddexp(xp, a, b):
+    return xp.logaddexp(a, b)
+
+
+def logaddexp2(xp, a, b):
+    return xp.logaddexp2(a, b)
+
+
+def copysign(xp, a, b):
+    return xp.copysign(a, b)
+
+
+def nextafter(xp, a, b):
+    return xp.nextafter(a, b)
+
+
+def maximum(xp, a, b):
+    return xp.maximum(a, b)
+
+
+def minimum(xp, a, b):
+    return xp.minimum(a, b)
+
+
+def fmax(xp, a, b):
+    return xp.fmax(a, b)
+
+
+def fmin(xp, a, b):
+    return xp.fmin(a, b)
 
 
 # ---- functions of three tensors -----------------------------------------------------------------------------
@@ -233,6 +251,78 @@ def addcmul(xp, a, t1, t2, value):
 
 def addcdiv(xp, a, t1, t2, value):
     return a + xp.asarray(value).astype(a.dtype) * t1 / t2
+
+
+def clamp_min(xp, a, lo):
+    return xp.maximum(a, lo)
+
+
+def clamp_max(xp, a, hi):
+    return xp.minimum(a, hi)
+
+
+def where(xp, c, a, b):
+    return xp.where(c, a, b)
+
+
+def threshold_backward(xp, g, a, threshold):
+    return xp.where(a <= threshold, xp.zeros((), g.dtype), g)
+
+
+# ---- comparisons --------------------------------------------------------------------------------------------
+
+
+def eq(xp, a, b):
+    return xp.equal(a, b)
+
+
+def ne(xp, a, b):
+    return xp.not_equal(a, b)
+
+
+def lt(xp, a, b):
+    return xp.less(a, b)
+
+
+def le(xp, a, b):
+    return xp.less_equal(a, b)
+
+
+def gt(xp, a, b):
+    return xp.greater(a, b)
+
+
+def ge(xp, a, b):
+    return xp.greater_equal(a, b)
+
+
+
+# ---- logical and bitwise ------------------------------------------------------------------------------------
+
+
+def logical_and(xp, a, b):
+    return xp.logical_and(a, b)
+
+
+def logical_or(xp, a, b):
+    return xp.logical_or(a, b)
+
+
+def logical_xor(xp, a, b):
+    return xp.logical_xor(a, b)
+
+
+def bitwise_and(xp, a, b):
+    return xp.bitwise_and(a, b)
+
+
+def bitwise_or(xp, a, b):
+    return xp.bitwise_or(a, b)
+
+
+def bitwise_xor(xp, a, b):
+    return xp.bitwise_xor(a, b)
+
 
 
 # ---- a kernel of its own --------------------------------------------------------------------------------

@@ -1,9 +1,9 @@
 """Random numbers, the array side: turning a NumPy random stream into the values of each distribution.
 
-ops/random.py owns the generators (`torch.Generator`, the default generator of each device) and the
-registered kernels: each kernel runs its distribution's checks from here, then asks its generator for the
-NumPy stream `rng`, then fills the tensor with one of the `fill_*` functions here. (The checks come first
-because PyTorch's do: a bad argument is reported before a bad `generator=`.)
+generator.py owns the generators (`torch.Generator`, the default generator of each device) and
+random_kernels.py the registered kernels: each kernel runs its distribution's checks from here, then asks
+its generator for the NumPy stream `rng`, then fills the tensor with one of the `fill_*` functions here.
+(The checks come first because PyTorch's do: a bad argument is reported before a bad `generator=`.)
 
 How PyTorch does it: the fills turn raw random bits into values (aten/src/ATen/core/DistributionsHelper.h,
 TransformationHelper.h, aten/src/ATen/native/DistributionTemplates.h) and check their arguments with the

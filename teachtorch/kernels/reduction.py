@@ -1,3 +1,5 @@
+# Over 600 lines: the array code of every reduction shares the dim, keepdim and dtype steps at its top; the
+# registered kernels are in reduction_kernels.py.
 """Reduction kernels: ops that combine many elements into fewer (sum, mean, max, var, norm, softmax, cumsum).
 
 A *reduction* collapses one or more dimensions: `x.sum(dim=1)` of a (2, 3, 4) tensor adds the 3 elements

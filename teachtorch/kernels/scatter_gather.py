@@ -311,54 +311,63 @@ def _reduce_identity(reduce, dtype):
     return info.min if reduce == "amax" else info.max
 
 
-def scatter_variant_kernels(reduce_kind=None, new_reduce=False, fixed_reduce=None):
-    """The functional, in-place and out kernels of one scatter overload.
+class ScatterKernel:
+    """The functional, in-place and out kernels of one scatter overload (a trace shows
+    `ScatterKernel('scatter.reduce').inplace`).
 
-    Every overload has the arguments (self, dim, index, src-or-value, [reduce], [include_self]).
+    Every overload has the arguments (self, dim, index, src-or-value, [reduce], [include_self]): `reduce_kind`
+    says whether a `reduce` argument follows (and which warning it gets), `new_reduce` whether
+    `include_self` follows it (scatter_reduce.two), `fixed_reduce` the reduction of an overload without one
+    (scatter_add).
     """
-    def args_of(rest):
+
+    def __init__(self, name, reduce_kind=None, new_reduce=False, fixed_reduce=None):
+        self.name, self.reduce_kind, self.new_reduce, self.fixed_reduce = name, reduce_kind, new_reduce, fixed_reduce
+
+    def __repr__(self):
+        return f"ScatterKernel({self.name!r})"
+
+    def args_of(self, rest):
         src = rest[0]
-        reduce = fixed_reduce
+        reduce = self.fixed_reduce
         include_self = True
-        if reduce_kind is not None:
+        if self.reduce_kind is not None:
             reduce = rest[1]
-            if new_reduce:
+            if self.new_reduce:
                 include_self = rest[2]
         return src, reduce, include_self
 
-    def compute(self, dim, index, rest, target):
-        src, reduce, include_self = args_of(rest)
-        dim, op = scatter_checks(self, dim, index, src, reduce, new_reduce)
+    def compute(self, input, dim, index, rest, target):
+        src, reduce, include_self = self.args_of(rest)
+        dim, op = scatter_checks(input, dim, index, src, reduce, self.new_reduce)
         if target is not None:
             check_writable(target)
             assert_no_overlap(target, index)
             assert_no_overlap(target, src)
-        if reduce_kind == "tensor_reduce" and not new_reduce and "scatter_reduce" not in _warned_once:
+        if self.reduce_kind == "tensor_reduce" and not self.new_reduce and "scatter_reduce" not in _warned_once:
             _warned_once.add("scatter_reduce")
             warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in "
                           "a future PyTorch release. Use torch.scatter_reduce instead for more reduction options.",
                           UserWarning, stacklevel=5)
-        return scatter_into(self, dim, index, src, op, include_self)
+        return scatter_into(input, dim, index, src, op, include_self)
 
-    def functional(ks, self, dim, index, *rest):
-        result = compute(self, dim, index, rest, None)
+    def functional(self, ks, input, dim, index, *rest):
+        result = self.compute(input, dim, index, rest, None)
         if result is None:
-            return empty(self._sizes, self.dtype, self.device)
-        return wrap(result, self.dtype, self.device)
+            return empty(input._sizes, input.dtype, input.device)
+        return wrap(result, input.dtype, input.device)
 
-    def inplace(ks, self, dim, index, *rest):
-        result = compute(self, dim, index, rest, self)
+    def inplace(self, ks, input, dim, index, *rest):
+        result = self.compute(input, dim, index, rest, input)
         if result is not None:
-            write(self, result)
-        return self
+            write(input, result)
+        return input
 
-    def out_variant(ks, self, dim, index, *rest):
+    def out(self, ks, input, dim, index, *rest):
         *rest, out = rest
-        result = compute(self, dim, index, rest, None)
-        check_out_dtype(out, self.dtype)
-        return finish_out(out, result, self._sizes)
-
-    return functional, inplace, out_variant
+        result = self.compute(input, dim, index, rest, None)
+        check_out_dtype(out, input.dtype)
+        return finish_out(out, result, input._sizes)
 
 
 # ---- index_add_ / index_copy_ / index_fill_: whole slices along one dim ---------------------------------------
@@ -408,27 +417,30 @@ def index_add_compute(self, dim, index, source, alpha):
     return out.reshape(self._sizes), dim
 
 
+def index_add_kernel(ks, self, dim, index, source, alpha=1):
+    result, _ = index_add_compute(self, dim, index, source, alpha)
+    return empty(self._sizes, self.dtype, self.device) if result is None else wrap(result, self.dtype,
+                                                                                    self.device)
+
+
+def index_add__kernel(ks, self, dim, index, source, alpha=1):
+    check_writable(self)
+    assert_no_overlap(self, index)
+    assert_no_overlap(self, source)
+    result, _ = index_add_compute(self, dim, index, source, alpha)
+    if result is not None:
+        write(self, result)
+    return self
+
+
+def index_add_out_kernel(ks, self, dim, index, source, alpha, out):
+    result, _ = index_add_compute(self, dim, index, source, alpha)
+    check_out_dtype(out, self.dtype)
+    return finish_out(out, result, self._sizes)
+
+
 def index_add_kernels():
-    def functional(ks, self, dim, index, source, alpha=1):
-        result, _ = index_add_compute(self, dim, index, source, alpha)
-        return empty(self._sizes, self.dtype, self.device) if result is None else wrap(result, self.dtype,
-                                                                                        self.device)
-
-    def inplace(ks, self, dim, index, source, alpha=1):
-        check_writable(self)
-        assert_no_overlap(self, index)
-        assert_no_overlap(self, source)
-        result, _ = index_add_compute(self, dim, index, source, alpha)
-        if result is not None:
-            write(self, result)
-        return self
-
-    def out_variant(ks, self, dim, index, source, alpha, out):
-        result, _ = index_add_compute(self, dim, index, source, alpha)
-        check_out_dtype(out, self.dtype)
-        return finish_out(out, result, self._sizes)
-
-    return functional, inplace, out_variant
+    return index_add_kernel, index_add__kernel, index_add_out_kernel
 
 
 def index_copy_compute(self, dim, index, source):
@@ -469,22 +481,24 @@ def index_copy_compute(self, dim, index, source):
     return out.reshape(self._sizes)
 
 
+def index_copy_kernel(ks, self, dim, index, source):
+    result = index_copy_compute(self, dim, index, source)
+    return empty(self._sizes, self.dtype, self.device) if result is None else wrap(result, self.dtype,
+                                                                                    self.device)
+
+
+def index_copy__kernel(ks, self, dim, index, source):
+    check_writable(self)
+    assert_no_overlap(self, index)
+    assert_no_overlap(self, source)
+    result = index_copy_compute(self, dim, index, source)
+    if result is not None:
+        write(self, result)
+    return self
+
+
 def index_copy_kernels():
-    def functional(ks, self, dim, index, source):
-        result = index_copy_compute(self, dim, index, source)
-        return empty(self._sizes, self.dtype, self.device) if result is None else wrap(result, self.dtype,
-                                                                                        self.device)
-
-    def inplace(ks, self, dim, index, source):
-        check_writable(self)
-        assert_no_overlap(self, index)
-        assert_no_overlap(self, source)
-        result = index_copy_compute(self, dim, index, source)
-        if result is not None:
-            write(self, result)
-        return self
-
-    return functional, inplace
+    return index_copy_kernel, index_copy__kernel
 
 
 def index_fill__kernel(ks, self, dim, index, value):

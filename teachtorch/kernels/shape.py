@@ -23,7 +23,7 @@ from .._strides import (channels_last_strides, check_size_nonnegative, compute_s
 from ..backends import check_writable, empty, write
 from ..backends import preserve_strides
 from ..dispatch import dispatcher
-from .indexing import assert_no_overlap, finish_out, fresh, is_meta, write_elements, xp_for
+from .indexing import assert_no_overlap, check_out_dtype, finish_out, fresh, is_meta, write_elements, xp_for
 
 # ---- memory formats -----------------------------------------------------------------------------------------
 
@@ -261,39 +261,44 @@ def _check_triangle(self, name):
         raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
 
 
-def triangle_kernels(lower):
-    """The functional, in-place and out kernels of `tril` (lower=True) or `triu`."""
-    name = "tril" if lower else "triu"
+class TriangleKernel:
+    """The functional, in-place and out kernels of `tril` (lower=True) or `triu`: a trace shows
+    `TriangleKernel('tril').functional`."""
 
-    def compute(self, diagonal):
-        _check_triangle(self, name)
-        if is_meta(self):
+    def __init__(self, lower):
+        self.lower = lower
+        self.name = "tril" if lower else "triu"
+
+    def __repr__(self):
+        return f"TriangleKernel({self.name!r})"
+
+    def compute(self, input, diagonal):
+        _check_triangle(input, self.name)
+        if is_meta(input):
             return None
-        xp = xp_for(self)
-        keep = _triangle_mask(xp, self._sizes, diagonal, lower)
-        return xp.where(keep, self._data(), xp.zeros((), self.dtype.numpy))
+        xp = xp_for(input)
+        keep = _triangle_mask(xp, input._sizes, diagonal, self.lower)
+        return xp.where(keep, input._data(), xp.zeros((), input.dtype.numpy))
 
-    def functional(ks, self, diagonal=0):
-        result = compute(self, diagonal)
-        return empty(self._sizes, self.dtype, self.device) if result is None else fresh(result, self.dtype,
-                                                                                         self.device)
+    def functional(self, ks, input, diagonal=0):
+        result = self.compute(input, diagonal)
+        if result is None:
+            return empty(input._sizes, input.dtype, input.device)
+        return fresh(result, input.dtype, input.device)
 
-    def inplace(ks, self, diagonal=0):
-        _check_triangle(self, name)
-        if is_meta(self) or self.numel() == 0:
-            return self
+    def inplace(self, ks, input, diagonal=0):
+        _check_triangle(input, self.name)
+        if is_meta(input) or input.numel() == 0:
+            return input
         # Only the elements outside the triangle are written (zeros), as PyTorch's kernel does.
-        outside = ~_triangle_mask(xp_for(self), self._sizes, diagonal, lower)
-        write_elements(self, xp_for(self).broadcast_to(outside, self._sizes), 0)
-        return self
+        outside = ~_triangle_mask(xp_for(input), input._sizes, diagonal, self.lower)
+        write_elements(input, xp_for(input).broadcast_to(outside, input._sizes), 0)
+        return input
 
-    def out_variant(ks, self, diagonal, out):
-        from .indexing import check_out_dtype
-        result = compute(self, diagonal)
-        check_out_dtype(out, self.dtype)
-        return finish_out(out, result, self._sizes)
-
-    return functional, inplace, out_variant
+    def out(self, ks, input, diagonal, out):
+        result = self.compute(input, diagonal)
+        check_out_dtype(out, input.dtype)
+        return finish_out(out, result, input._sizes)
 
 
 def diag_compute(self, diagonal):
@@ -320,7 +325,6 @@ def diag_kernel(ks, self, diagonal=0):
 
 
 def diag_out_kernel(ks, self, diagonal, out):
-    from .indexing import check_out_dtype
     result, sizes = diag_compute(self, diagonal)
     check_out_dtype(out, self.dtype)
     return finish_out(out, result, sizes)

@@ -16,7 +16,7 @@ from .._dispatch_key import CompositeImplicitAutograd, DispatchKey
 from .._tensor import Tensor
 from ..backends import cuda as cuda_backend
 from ..backends.device_check import cuda_kernel
-from ..dispatch.dispatcher import call, define, impl
+from ..dispatch.dispatcher import call, define, impl, without_keyset
 
 # The backends. A kernel is written once against an array module `xp` (NumPy or CuPy), so the same
 # function is registered under CPU, CUDA and Meta; under CUDA it is wrapped the way PyTorch's generated
@@ -50,11 +50,7 @@ def composite_op(schema, fn):
     version counters, and a second bump would count one write twice (PyTorch generates none for them either).
     """
     op = define(schema)
-
-    def kernel(ks, *args):
-        return fn(*args)
-    kernel.__qualname__ = getattr(fn, "__name__", op.schema.full_name)
-    impl(op, CompositeImplicitAutograd, kernel)
+    impl(op, CompositeImplicitAutograd, without_keyset(fn))
     if op.kernels.pop(DispatchKey.ADInplaceOrView, None) is not None:
         op._compute_table()
     return op
@@ -78,6 +74,17 @@ def out_schema(schema):
     return f"{base}.out({args}{sep}) -> Tensor(a!)"
 
 
+def public_name(fn, name):
+    """Give a public function (or Tensor method) made for one of several ops its public name, as PyTorch's
+    generated bindings are named (`torch.max.__name__ == "max"`), so `help()` and `repr` show it.
+
+    Only public functions are named so: a kernel keeps the name of its `def`, which is what a dispatch trace
+    shows and what grep finds.
+    """
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
 def function(op, out_op=None, name=None, doc=None):
     """The public function `teachtorch.<name>(...)`, with `out=` when the op has an out variant."""
     if out_op is None:
@@ -88,7 +95,7 @@ def function(op, out_op=None, name=None, doc=None):
             if out is None:
                 return op(*args, **kwargs)
             return out_op(*args, out=out, **kwargs)
-    fn.__name__ = fn.__qualname__ = name or op.schema.name
+    public_name(fn, name or op.schema.name)
     fn.__doc__ = doc or f"Dispatches `{op.schema}`."
     return fn
 
@@ -97,7 +104,7 @@ def method(op, name=None):
     """A Tensor method calling `op` with the tensor as `self`."""
     def m(self, *args, **kwargs):
         return op(self, *args, **kwargs)
-    m.__name__ = m.__qualname__ = name or op.schema.name
+    public_name(m, name or op.schema.name)
     m.__doc__ = f"Dispatches `{op.schema}`."
     return m
 
@@ -106,5 +113,5 @@ def bind_method(name, fn):
     setattr(Tensor, name, fn)
 
 
-__all__ = ["define", "call", "register_kernel", "kernel_op", "composite_op", "function", "method", "bind_method", "inplace_schema",
-           "out_schema", "Tensor"]
+__all__ = ["define", "call", "public_name", "register_kernel", "kernel_op", "composite_op", "function", "method",
+           "bind_method", "inplace_schema", "out_schema", "Tensor"]

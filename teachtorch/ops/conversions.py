@@ -18,27 +18,22 @@ Type promotion itself (`promote_types`, `result_type`, `can_cast`) lives in teac
 import numpy as np
 
 from .. import _dtype
-from .._device import as_device, device as _device_cls
+from .._device import device as _device_cls
 from .._tensor import Tensor
+from ..kernels.copy import to_copy_kernel
 from ._define import bind_method, define, register_kernel
 from .factories import (
     _finish, _size_arg, _type_name, check_device, check_requires_grad, empty_op, empty_strided_op, full_op,
-    memory_format, ones_op, strides_for, zeros_op,
+    memory_format, ones_op, zeros_op,
 )
-from .tensor_new import copy_to, tensor
+from .tensor_new import tensor
 
 # ---- _to_copy: the op behind every converting `to` --------------------------------------------------------
 
 
-def _to_copy_kernel(ks, self, dtype, layout, device, pin_memory, non_blocking, memory_format):
-    dtype = dtype or self.dtype
-    device = self.device if device is None else as_device(device)
-    return copy_to(self, dtype, device, strides_for(self, memory_format))
-
-
 to_copy_op = define("_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
                     "bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor")
-register_kernel(to_copy_op, _to_copy_kernel)
+register_kernel(to_copy_op, to_copy_kernel)   # (kernels/copy.py)
 
 
 def _is_channels_last_like(sizes, strides):

@@ -1,8 +1,8 @@
 """The CTC loss ops: `_ctc_loss` (the kernel), `_ctc_loss_backward` (its gradient), and `ctc_loss`.
 
 `torch.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)` is what
-`F.ctc_loss` calls (reduction as an int: 0 none, 1 mean, 2 sum). The kernels, and what CTC is, are in
-kernels/ctc_loss.py.
+`F.ctc_loss` calls (reduction as an int: 0 none, 1 mean, 2 sum). The kernels with their argument checks,
+and what CTC is, are in kernels/ctc_loss.py.
 
 How PyTorch does it (aten/src/ATen/native/LossCTC.cpp, native_functions.yaml, derivatives.yaml):
 
@@ -25,100 +25,18 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from .._tensor import typename as _type_name
-from ..backends import empty, quietly, wrap, xp_of
 from ..kernels import ctc_loss as K
+from ..kernels.ctc_loss import int_list as _ints
 from ._define import composite_op, function, kernel_op
 
 __all__ = ["ctc_loss", "_ctc_loss"]
 
-_WHERE = " (while checking arguments for ctc_loss_allocate_outputs)"
-
-
-def _check_float(log_probs):
-    """AT_DISPATCH_FLOATING_TYPES: float32 and float64 only."""
-    if log_probs.dtype not in (_dtype.float32, _dtype.float64):
-        raise NotImplementedError(f'"ctc_loss_cpu" not implemented for \'{log_probs.dtype._ptname}\'')
-
-
-def _check_arguments(log_probs, targets, input_lengths, target_lengths, blank):
-    """`ctc_loss_allocate_outputs`' checks, in its order and with its messages."""
-    if log_probs.numel() == 0:
-        raise RuntimeError("log_probs tensor must not be empty")
-    if targets.dtype not in (_dtype.int64, _dtype.int32):
-        raise RuntimeError(f"Expected tensor for argument #2 'targets' to have scalar type Int; but got "
-                           f"{targets.type()} instead" + _WHERE)
-    if log_probs.dim() != 3:
-        raise RuntimeError(f"Expected 3-dimensional tensor, but got {log_probs.dim()}-dimensional tensor for "
-                           "argument #1 'log_probs'" + _WHERE)
-    if not 1 <= targets.dim() <= 2:
-        raise RuntimeError(f"Expected 1 to 2 dimensions, but got {targets.dim()}-dimensional tensor for "
-                           "argument #2 'targets'" + _WHERE)
-    batch, num_labels = log_probs.shape[1], log_probs.shape[2]
-    if not 0 <= blank < num_labels:
-        raise RuntimeError("blank must be in label range")
-    if len(input_lengths) != batch:
-        raise RuntimeError("input_lengths must be of size batch_size")
-    if len(target_lengths) != batch:
-        raise RuntimeError("target_lengths must be of size batch_size")
-    for n in target_lengths:
-        if n < 0:
-            raise RuntimeError(f"Expected target_lengths to have value at least 0, but got value {n}" + _WHERE)
-    if targets.dim() == 1:      # concatenated: exactly sum(target_lengths) labels
-        expected, got = sum(target_lengths), targets.shape[0]
-        if got != expected:
-            raise RuntimeError(f"Expected tensor to have size {expected} at dimension 0, but got size {got} "
-                               "for argument #2 'targets'" + _WHERE)
-    else:                       # padded: one row per item, wide enough for the longest target
-        if targets.shape[0] != batch:
-            raise RuntimeError(f"Expected tensor to have size {batch} at dimension 0, but got size "
-                               f"{targets.shape[0]} for argument #2 'targets'" + _WHERE)
-        longest = max(target_lengths, default=0)
-        if targets.shape[1] < longest:
-            raise RuntimeError(f"Expected tensor to have size at least {longest} at dimension 1, but got size "
-                               f"{targets.shape[1]} for argument #2 'targets'" + _WHERE)
-    for n in input_lengths:
-        if n < 0:
-            raise RuntimeError(f"Expected input_lengths to have value at least 0, but got value {n}" + _WHERE)
-        if n > log_probs.shape[0]:
-            raise RuntimeError(f"Expected input_lengths to have value at most {log_probs.shape[0]}, but got "
-                               f"value {n}" + _WHERE)
-
-
-def _ints(values):
-    return [int(v) for v in values]
-
-
-def _ctc_loss_kernel(ks, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity):
-    input_lengths, target_lengths = _ints(input_lengths), _ints(target_lengths)
-    _check_float(log_probs)
-    _check_arguments(log_probs, targets, input_lengths, target_lengths, blank)
-    T, B, _ = log_probs.shape
-    alpha_shape = (B, T, 2 * max(target_lengths, default=0) + 1)
-    if log_probs._storage._data is None:       # meta: shapes only
-        return empty((B,), log_probs.dtype, log_probs.device), empty(alpha_shape, log_probs.dtype, log_probs.device)
-    # (quietly: log(0) = -inf and inf - inf = nan are the arithmetic of impossible paths, not errors)
-    nll, log_alpha = quietly(K.ctc_loss_forward, xp_of(log_probs), log_probs._data(), targets._data(), input_lengths,
-                             target_lengths, blank)
-    return wrap(nll, log_probs.dtype, log_probs.device), wrap(log_alpha, log_probs.dtype, log_probs.device)
-
-
-def _ctc_loss_backward_kernel(ks, grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood,
-                              log_alpha, blank, zero_infinity):
-    input_lengths, target_lengths = _ints(input_lengths), _ints(target_lengths)
-    _check_float(log_probs)
-    if log_probs._storage._data is None:
-        return empty(log_probs.shape, log_probs.dtype, log_probs.device)
-    g = quietly(K.ctc_loss_backward, xp_of(log_probs), grad._data(), log_probs._data(), targets._data(),
-                input_lengths, target_lengths, neg_log_likelihood._data(), log_alpha._data(), blank, zero_infinity)
-    return wrap(g, log_probs.dtype, log_probs.device)
-
-
 _ctc_loss_op = kernel_op("_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, "
-                         "int blank=0, bool zero_infinity=False) -> (Tensor, Tensor)", _ctc_loss_kernel)
+                         "int blank=0, bool zero_infinity=False) -> (Tensor, Tensor)", K.ctc_loss_kernel)
 _ctc_loss_backward_op = kernel_op(
     "_ctc_loss_backward(Tensor grad, Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, "
     "Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False) -> Tensor",
-    _ctc_loss_backward_kernel)
+    K.ctc_loss_backward_kernel)
 
 
 # ---- ctc_loss: the composite over _ctc_loss ----------------------------------------------------------------

@@ -16,11 +16,12 @@ per pair of operands (einsum). Autograd therefore comes from the pieces.
 
 from .._strides import normalize_dim
 from .._tensor import Tensor
+from .._tensor import typename as _type_name
 from ..dispatch.dispatcher import call
 from ..kernels.pointwise import resize_out
-from ._define import bind_method
-from ._define import composite_op as _composite_op
-from .linalg import _expect_tensors, _method, _mul_op, _mul_out_op, _tp_name, bmm_op, dot_op, mm_op
+from ._define import bind_method, composite_op
+from .binding import public_function, tensor_method
+from .linalg import _mul_op, _mul_out_op, bmm_op, dot_op, mm_op
 
 
 # ---- tensordot (Linear.cpp) ------------------------------------------------------------------------------------
@@ -93,9 +94,9 @@ def _tensordot_out(input1, input2, dims1, dims2, out):
     return out.copy_(result)
 
 
-tensordot_op = _composite_op("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor",
-                             _tensordot)
-tensordot_out_op = _composite_op(
+tensordot_op = composite_op("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor",
+                            _tensordot)
+tensordot_out_op = composite_op(
     "tensordot.out(Tensor self, Tensor other, int[] dims_self, int[] dims_other, *, Tensor(a!) out) -> Tensor(a!)",
     _tensordot_out)
 
@@ -121,8 +122,8 @@ def _inner_out(self, other, out):
     return tensordot_out_op(self, other, [-1], [-1], out)
 
 
-inner_op = _composite_op("inner(Tensor self, Tensor other) -> Tensor", _inner)
-inner_out_op = _composite_op("inner.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", _inner_out)
+inner_op = composite_op("inner(Tensor self, Tensor other) -> Tensor", _inner)
+inner_out_op = composite_op("inner.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", _inner_out)
 
 
 # ---- einsum (Linear.cpp) ---------------------------------------------------------------------------------------
@@ -459,16 +460,14 @@ def _dims_to_sum_now(a, b, dim_counts, out_num_dim, num_dims):
     return sum_dims, a_dims_to_sum, b_dims_to_sum
 
 
-einsum_op = _composite_op("einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor", _einsum)
+einsum_op = composite_op("einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor", _einsum)
 
 
 # ---- public functions --------------------------------------------------------------------------------------------
 
 
-def inner(input, other, *, out=None):
-    """Sum of products over the last dim of each (for 0-d operands, their product)."""
-    _expect_tensors("inner", 1, input=input, other=other)
-    return call(inner_op, (input, other)) if out is None else inner_out_op(input, other, out=out)
+inner = public_function(inner_op, inner_out_op, "inner", 2,
+                        doc="Sum of products over the last dim of each (for 0-d operands, their product).")
 
 
 def einsum(*args):
@@ -502,10 +501,10 @@ def einsum(*args):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         return einsum(equation, *operands[0])     # the old interface: the operands as one list
     if not isinstance(equation, str):
-        raise TypeError(f"einsum(): argument 'equation' (position 1) must be str, not {_tp_name(equation)}")
+        raise TypeError(f"einsum(): argument 'equation' (position 1) must be str, not {_type_name(equation)}")
     for i, t in enumerate(operands):
         if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 1, but got {_tp_name(t)}")
+            raise TypeError(f"expected Tensor as element {i} in argument 1, but got {_type_name(t)}")
     return call(einsum_op, (equation, list(operands), None))
 
 
@@ -537,12 +536,12 @@ def tensordot(a, b, dims=2, out=None):
     for name, position, d in (("dims_self", 3, dims_a), ("dims_other", 4, dims_b)):
         if not isinstance(d, (list, tuple)):
             raise TypeError(f"tensordot(): argument '{name}' (position {position}) must be tuple of ints, not "
-                            f"{_tp_name(d)}")
+                            f"{_type_name(d)}")
     if out is None:
         return tensordot_op(a, b, list(dims_a), list(dims_b))
     return tensordot_out_op(a, b, list(dims_a), list(dims_b), out=out)
 
 
-bind_method("inner", _method("inner", inner_op, "other"))
+bind_method("inner", tensor_method(inner_op, "inner", 2))
 
 __all__ = ["einsum", "inner", "tensordot"]

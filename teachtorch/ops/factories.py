@@ -27,20 +27,21 @@ import operator
 import numpy as np
 
 from .. import _dtype
-from .._dtype import checked_convert
-from .._device import as_device, default_device
+from .._device import default_device
 from .._dispatch_key import DispatchKey
-from .._strides import INT64_MAX, INT64_MIN, channels_last_strides, check_numel
+from .._strides import INT64_MAX, INT64_MIN
 from .._tensor import Tensor
 from .._tensor import typename as _type_name   # the parser's name for a type: float, Tensor, numpy.ndarray
 from .._grad_mode import GradMode
-from ..backends import ARRAY_MODULES, preserve_strides, quietly, write
+from ..backends import ARRAY_MODULES
 from ..backends import cuda as cuda_backend
-from ..backends import empty as _empty_tensor
 from ..dispatch.backend_select import backend_select_kernel
 from ..dispatch.dispatcher import impl
-from ..kernels.pointwise import write_out
-from ._define import define, register_kernel
+from ..kernels import factories as K
+from ..kernels.factories import as_number as _as_number  # noqa: F401  (the helpers the factory files share)
+from ..kernels.factories import fill_value, strides_for  # noqa: F401
+from ..kernels.factories import is_index as _is_index
+from ._define import define, kernel_op, register_kernel
 
 _FACTORY_TAIL = "*, ScalarType? dtype=None, Device? device=None"
 
@@ -82,15 +83,6 @@ def _format_name(fmt):
 
 
 # ---- argument checks shared by every factory ----------------------------------------------------------------
-
-
-def _is_index(x):
-    """Can `x` be one size in a shape? Python ints (not bools), NumPy integers, 0-d integer tensors."""
-    if isinstance(x, bool):
-        return False
-    if isinstance(x, (int, np.integer)):
-        return True
-    return isinstance(x, Tensor) and x.dim() == 0 and not x.dtype.is_floating_point
 
 
 def _size_arg(size, fn="zeros", keywords=None):
@@ -185,14 +177,6 @@ def check_out(fn, out, dtype):
                            "differentiation, but one of the arguments requires grad.")
 
 
-# ---- numbers into a dtype: c10::checked_convert ----------------------------------------------------------
-
-def _as_number(value):
-    if isinstance(value, (Tensor, np.generic)):
-        return value.item()
-    return value
-
-
 # ---- the factory ops ------------------------------------------------------------------------------------
 
 
@@ -204,83 +188,20 @@ def _factory(schema, kernel):
     return op
 
 
-def _factory_out(schema, kernel):
-    """The `.out` overload of a factory: `kernel(ks, *args, dtype, device)` runs with out's dtype and device,
-    then the result goes into `out` through write_out (checks, resize, the one write path)."""
-    op = define(schema)
-
-    def out_kernel(ks, *args):
-        *args, out = args
-        if args and isinstance(args[0], (tuple, list)) and all(n >= 0 for n in args[0]):
-            check_numel(args[0])     # PyTorch resizes `out` first: its element count must fit in an int64
-        result = kernel(ks, *args, out.dtype, out.device)
-        data = None if result._storage._data is None else result._data()
-        return write_out(out, data, result.dtype, result._sizes)
-
-    out_kernel.__qualname__ = kernel.__qualname__.replace("_kernel", "_out_kernel")
-    register_kernel(op, out_kernel)
-    return op
-
-
-def _fill(t, value):
-    """Fill a fresh tensor (no-op on meta: it has no bytes)."""
-    if t._storage._data is not None:
-        write(t, value)
-    return t
-
-
-def fill_value(value, dtype, numel):
-    """The value `fill_` writes: checked against the dtype's range, except that PyTorch's one-element fast path
-    (`scalar_fill`) converts to Half without the check (so `full((1,), 1e5, dtype=float16)` is inf, while
-    `full((2,), 1e5, dtype=float16)` is an error)."""
-    if dtype is _dtype.float16 and numel == 1:
-        return float(quietly(np.float16, _as_number(value)))   # inf, without NumPy's overflow warning
-    return checked_convert(value, dtype)
-
-
-def _fill_kernel(value_of, name):
-    def fill_kernel(ks, size, *rest):
-        *rest, dtype, device = rest
-        dtype = dtype or _dtype.get_default_dtype()
-        t = _empty_tensor(size, dtype, device)   # PyTorch: empty(size), which checks the size, then fill_
-        v = fill_value(value_of(*rest), dtype, t.numel())
-        return t if v == 0 else _fill(t, v)   # fresh storage is already zeroed
-    fill_kernel.__qualname__ = f"{name}_kernel"
-    return fill_kernel
-
-
-_zeros_kernel = _fill_kernel(lambda: 0, "zeros")
-_ones_kernel = _fill_kernel(lambda: 1, "ones")
-_full_kernel = _fill_kernel(lambda v: v, "full")
-
-
-def _empty_kernel(ks, size, dtype, device, memory_format=None):
-    t = _empty_tensor(size, dtype or _dtype.get_default_dtype(), device)
-    if memory_format == "channels_last":
-        # PyTorch allocates contiguous bytes, then restrides the tensor over them (`empty_tensor_restride`)
-        t = Tensor._make(t._storage, 0, t._sizes, channels_last_strides(t._sizes), t.dtype)
-    return t
-
-
 empty_op = _factory(f"empty.memory_format(SymInt[] size, {_FACTORY_TAIL}, MemoryFormat? memory_format=None) "
-                    "-> Tensor", _empty_kernel)
-zeros_op = _factory(f"zeros(SymInt[] size, {_FACTORY_TAIL}) -> Tensor", _zeros_kernel)
-ones_op = _factory(f"ones(SymInt[] size, {_FACTORY_TAIL}) -> Tensor", _ones_kernel)
-full_op = _factory(f"full(SymInt[] size, Scalar fill_value, {_FACTORY_TAIL}) -> Tensor", _full_kernel)
+                    "-> Tensor", K.empty_kernel)
+zeros_op = _factory(f"zeros(SymInt[] size, {_FACTORY_TAIL}) -> Tensor", K.zeros_kernel)
+ones_op = _factory(f"ones(SymInt[] size, {_FACTORY_TAIL}) -> Tensor", K.ones_kernel)
+full_op = _factory(f"full(SymInt[] size, Scalar fill_value, {_FACTORY_TAIL}) -> Tensor", K.full_kernel)
 
-empty_out_op = _factory_out("empty.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", _empty_kernel)
-zeros_out_op = _factory_out("zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", _zeros_kernel)
-ones_out_op = _factory_out("ones.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", _ones_kernel)
-full_out_op = _factory_out("full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)",
-                           _full_kernel)
-
-
-def _empty_strided_kernel(ks, size, stride, dtype, device):
-    return _empty_tensor(size, dtype or _dtype.get_default_dtype(), device, stride)   # checks sizes and strides
-
+empty_out_op = kernel_op("empty.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", K.empty_out_kernel)
+zeros_out_op = kernel_op("zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", K.zeros_out_kernel)
+ones_out_op = kernel_op("ones.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", K.ones_out_kernel)
+full_out_op = kernel_op(
+    "full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)", K.full_out_kernel)
 
 empty_strided_op = _factory(f"empty_strided(SymInt[] size, SymInt[] stride, {_FACTORY_TAIL}) -> Tensor",
-                            _empty_strided_kernel)
+                            K.empty_strided_kernel)
 
 
 def _filled(op, out_op, fn, size, *value, dtype, device, requires_grad, out):
@@ -359,39 +280,13 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False,
 # ---- *_like -----------------------------------------------------------------------------------------------
 
 
-def strides_for(t, memory_format):
-    """The strides of a new tensor shaped like `t` in `memory_format` (None means preserve_format), for
-    `backends.empty`: None for contiguous, which PyTorch allocates with a plain `empty(sizes)`."""
-    memory_format = _format_name(memory_format)
-    if memory_format in (None, "preserve_format"):
-        return preserve_strides(t)
-    if memory_format == "channels_last":
-        return channels_last_strides(t._sizes)
-    return None   # contiguous: PyTorch's plain `empty(sizes)`
-
-
 _LIKE_TAIL = "*, ScalarType? dtype=None, Device? device=None, MemoryFormat? memory_format=None"
 
 
-def _like_kernel(value_of):
-    def like_kernel(ks, self, *rest):
-        *rest, dtype, device, memory_format = rest
-        dtype = dtype or self.dtype
-        device = as_device(device) if device is not None else self.device
-        t = _empty_tensor(self._sizes, dtype, device, strides_for(self, memory_format))   # empty_like, then fill_
-        v = fill_value(value_of(*rest), dtype, t.numel()) if value_of is not None else 0
-        return t if v == 0 else _fill(t, v)
-    return like_kernel
-
-
-empty_like_op = define(f"empty_like(Tensor self, {_LIKE_TAIL}) -> Tensor")
-register_kernel(empty_like_op, _like_kernel(None))
-zeros_like_op = define(f"zeros_like(Tensor self, {_LIKE_TAIL}) -> Tensor")
-register_kernel(zeros_like_op, _like_kernel(lambda: 0))
-ones_like_op = define(f"ones_like(Tensor self, {_LIKE_TAIL}) -> Tensor")
-register_kernel(ones_like_op, _like_kernel(lambda: 1))
-full_like_op = define(f"full_like(Tensor self, Scalar fill_value, {_LIKE_TAIL}) -> Tensor")
-register_kernel(full_like_op, _like_kernel(lambda v: v))
+empty_like_op = kernel_op(f"empty_like(Tensor self, {_LIKE_TAIL}) -> Tensor", K.empty_like_kernel)
+zeros_like_op = kernel_op(f"zeros_like(Tensor self, {_LIKE_TAIL}) -> Tensor", K.zeros_like_kernel)
+ones_like_op = kernel_op(f"ones_like(Tensor self, {_LIKE_TAIL}) -> Tensor", K.ones_like_kernel)
+full_like_op = kernel_op(f"full_like(Tensor self, Scalar fill_value, {_LIKE_TAIL}) -> Tensor", K.full_like_kernel)
 
 
 def check_like_input(fn, input):

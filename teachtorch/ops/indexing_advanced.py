@@ -30,17 +30,16 @@ from .._tensor import Tensor
 from ..kernels import indexing as K
 from ..kernels import scatter_gather as SG
 from . import indexing, views
-from ._define import bind_method, function, inplace_schema, method, out_schema
-from ._define import composite_op as _composite, kernel_op as _op
+from ._define import bind_method, composite_op, function, inplace_schema, kernel_op, method, out_schema
 
 
 # ---- aten::index and aten::index_put_ ------------------------------------------------------------------------
 
-index_op = _op("index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", K.index_kernel)
-index_put__op = _op("index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> "
-                    "Tensor(a!)", K.index_put_kernel)
-index_put_op = _op("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor",
-                   K.index_put_functional_kernel)
+index_op = kernel_op("index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", K.index_kernel)
+index_put__op = kernel_op("index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> "
+                          "Tensor(a!)", K.index_put_kernel)
+index_put_op = kernel_op("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor",
+                         K.index_put_functional_kernel)
 
 
 def _tensor_list(indices, name):
@@ -164,7 +163,7 @@ def advanced_getitem(self, index):
     """`self[index]` when the index holds anything but ints, slices, None and `...`."""
     view, indices = apply_slicing(self, index)
     if not indices:
-        return view if view is not self else views.alias_kernel(self)
+        return view if view is not self else views.alias_op(self)
     return index_op(view, indices)
 
 
@@ -194,14 +193,14 @@ indexing.advanced_setitem = advanced_setitem
 
 # ---- one dim at a time: index_select, gather, scatter ----------------------------------------------------------
 
-index_select_op = _op("index_select(Tensor self, int dim, Tensor index) -> Tensor", SG.index_select_kernel)
-index_select_out = _op(out_schema("index_select(Tensor self, int dim, Tensor index) -> Tensor"),
-                       SG.index_select_out_kernel)
+index_select_op = kernel_op("index_select(Tensor self, int dim, Tensor index) -> Tensor", SG.index_select_kernel)
+index_select_out = kernel_op(out_schema("index_select(Tensor self, int dim, Tensor index) -> Tensor"),
+                             SG.index_select_out_kernel)
 index_select = function(index_select_op, index_select_out, "index_select")
 
 _GATHER = "gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor"
-gather_op = _op(_GATHER, SG.gather_kernel)
-gather_out = _op(out_schema(_GATHER), SG.gather_out_kernel)
+gather_op = kernel_op(_GATHER, SG.gather_kernel)
+gather_out = kernel_op(out_schema(_GATHER), SG.gather_out_kernel)
 gather = function(gather_op, gather_out, "gather")
 
 SCATTER_OPS = {}   # (overload, "" or "_" or "out") -> op
@@ -217,12 +216,13 @@ for _overload, _schema, _kw in [
     ("reduce_two", "scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, "
                    "bool include_self=True) -> Tensor", {"reduce_kind": "two", "new_reduce": True}),
 ]:
-    _functional_k, _inplace_k, _out_k = SG.scatter_variant_kernels(**_kw)
-    SCATTER_OPS[_overload, ""] = _op(_schema, _functional_k)
-    SCATTER_OPS[_overload, "_"] = _op(inplace_schema(_schema), _inplace_k)
+    _k = SG.ScatterKernel(_schema.partition("(")[0], **_kw)
+    _functional_k, _inplace_k, _out_k = _k.functional, _k.inplace, _k.out
+    SCATTER_OPS[_overload, ""] = kernel_op(_schema, _functional_k)
+    SCATTER_OPS[_overload, "_"] = kernel_op(inplace_schema(_schema), _inplace_k)
     _name, _, _rest = _schema.partition("(")
     _out_name = _name + "_out" if "." in _name else _name + ".out"      # scatter.src_out, scatter_add.out
-    SCATTER_OPS[_overload, "out"] = _op(_out_name + "(" + out_schema(_schema).partition("(")[2], _out_k)
+    SCATTER_OPS[_overload, "out"] = kernel_op(_out_name + "(" + out_schema(_schema).partition("(")[2], _out_k)
 
 
 def _scatter_op(src, value, reduce, variant):
@@ -257,8 +257,9 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
     return SCATTER_OPS["reduce_two", "out"](input, dim, index, src, reduce, include_self=include_self, out=out)
 
 
-def take_along_dim_kernel(self, indices, dim=None):
-    """`take_along_dim`: gather, with self and indices broadcast against each other except along `dim`."""
+def _take_along_dim(self, indices, dim=None):
+    """`take_along_dim`, a composite (CompositeImplicitAutograd, so it stays here, above the kernels): gather,
+    with self and indices broadcast against each other except along `dim`."""
     if dim is None:
         # PyTorch: self.view(-1).gather(0, indices.view(-1)); view, so a non-contiguous self is refused
         return gather_op(views.view(self, (-1,)), 0, views.view(indices, (-1,)))
@@ -271,15 +272,15 @@ def take_along_dim_kernel(self, indices, dim=None):
     dim = normalize_dim(dim, self.dim())
     self_sizes = list(self._sizes)
     self_sizes[dim] = indices._sizes[dim]
-    indices = views.expand_kernel(indices, broadcast_shapes(self_sizes, indices._sizes))
+    indices = views.expand_op(indices, broadcast_shapes(self_sizes, indices._sizes))
     indices_sizes = list(indices._sizes)
     indices_sizes[dim] = self._sizes[dim]
-    self = views.expand_kernel(self, broadcast_shapes(indices_sizes, self._sizes))
+    self = views.expand_op(self, broadcast_shapes(indices_sizes, self._sizes))
     return gather_op(self, dim, indices)
 
 
-take_along_dim_op = _composite("take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor",
-                               take_along_dim_kernel)
+take_along_dim_op = composite_op("take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor",
+                                 _take_along_dim)
 
 
 def take_along_dim(input, indices, dim=None, *, out=None):
@@ -299,26 +300,26 @@ def _copy_into_out(out, result):
 
 _INDEX_ADD = "index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor"
 _k = SG.index_add_kernels()
-index_add_op = _op(_INDEX_ADD, _k[0])
-index_add__op = _op(inplace_schema(_INDEX_ADD), _k[1])
-index_add_out = _op(out_schema(_INDEX_ADD), _k[2])
+index_add_op = kernel_op(_INDEX_ADD, _k[0])
+index_add__op = kernel_op(inplace_schema(_INDEX_ADD), _k[1])
+index_add_out = kernel_op(out_schema(_INDEX_ADD), _k[2])
 index_add = function(index_add_op, index_add_out, "index_add")
 
 _INDEX_COPY = "index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor"
 _k = SG.index_copy_kernels()
-index_copy_op = _op(_INDEX_COPY, _k[0])
-index_copy__op = _op(inplace_schema(_INDEX_COPY), _k[1])
+index_copy_op = kernel_op(_INDEX_COPY, _k[0])
+index_copy__op = kernel_op(inplace_schema(_INDEX_COPY), _k[1])
 index_copy = function(index_copy_op, None, "index_copy")
 
 index_fill_ops = {
-    "Scalar": _op("index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor",
-                  SG.index_fill_kernel),
-    "Scalar_": _op("index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)",
-                   SG.index_fill__kernel),
-    "Tensor": _op("index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor",
-                  SG.index_fill_kernel),
-    "Tensor_": _op("index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)",
-                   SG.index_fill__kernel),
+    "Scalar": kernel_op("index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor",
+                        SG.index_fill_kernel),
+    "Scalar_": kernel_op("index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)",
+                         SG.index_fill__kernel),
+    "Tensor": kernel_op("index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor",
+                        SG.index_fill_kernel),
+    "Tensor_": kernel_op("index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)",
+                         SG.index_fill__kernel),
 }
 
 
@@ -333,12 +334,12 @@ def index_fill_(self, dim, index, value):
 # ---- masks -------------------------------------------------------------------------------------------------------
 
 masked_fill_ops = {
-    "Scalar": _op("masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor", K.masked_fill_kernel),
-    "Scalar_": _op("masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)",
-                   K.masked_fill__kernel),
-    "Tensor": _op("masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor", K.masked_fill_kernel),
-    "Tensor_": _op("masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)",
-                   K.masked_fill__kernel),
+    "Scalar": kernel_op("masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor", K.masked_fill_kernel),
+    "Scalar_": kernel_op("masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)",
+                         K.masked_fill__kernel),
+    "Tensor": kernel_op("masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor", K.masked_fill_kernel),
+    "Tensor_": kernel_op("masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)",
+                         K.masked_fill__kernel),
 }
 
 
@@ -350,17 +351,19 @@ def masked_fill_(self, mask, value):
     return masked_fill_ops["Tensor_" if isinstance(value, Tensor) else "Scalar_"](self, mask, value)
 
 
-masked_select_op = _op("masked_select(Tensor self, Tensor mask) -> Tensor", K.masked_select_kernel)
-masked_select_out = _op(out_schema("masked_select(Tensor self, Tensor mask) -> Tensor"), K.masked_select_out_kernel)
+masked_select_op = kernel_op("masked_select(Tensor self, Tensor mask) -> Tensor", K.masked_select_kernel)
+masked_select_out = kernel_op(
+    out_schema("masked_select(Tensor self, Tensor mask) -> Tensor"), K.masked_select_out_kernel)
 masked_select = function(masked_select_op, masked_select_out, "masked_select")
 
-masked_scatter_op = _op("masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor", K.masked_scatter_kernel)
-masked_scatter__op = _op("masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)",
-                         K.masked_scatter__kernel)
+masked_scatter_op = kernel_op(
+    "masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor", K.masked_scatter_kernel)
+masked_scatter__op = kernel_op("masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)",
+                               K.masked_scatter__kernel)
 masked_scatter = function(masked_scatter_op, None, "masked_scatter")
 
-nonzero_op = _op("nonzero(Tensor self) -> Tensor", K.nonzero_kernel)
-nonzero_out = _op(out_schema("nonzero(Tensor self) -> Tensor"), K.nonzero_out_kernel)
+nonzero_op = kernel_op("nonzero(Tensor self) -> Tensor", K.nonzero_kernel)
+nonzero_out = kernel_op(out_schema("nonzero(Tensor self) -> Tensor"), K.nonzero_out_kernel)
 
 
 def nonzero(input, *, out=None, as_tuple=False):
@@ -372,7 +375,11 @@ def nonzero(input, *, out=None, as_tuple=False):
     return nonzero_op(input) if out is None else nonzero_out(input, out=out)
 
 
-argwhere_op = _composite("argwhere(Tensor self) -> Tensor", lambda self: nonzero_op(self))
+def _argwhere(self):
+    return nonzero_op(self)
+
+
+argwhere_op = composite_op("argwhere(Tensor self) -> Tensor", _argwhere)
 
 
 def argwhere(input):
@@ -381,13 +388,13 @@ def argwhere(input):
 
 # ---- flat indices: take, put ----------------------------------------------------------------------------------
 
-take_op = _op("take(Tensor self, Tensor index) -> Tensor", SG.take_kernel)
-take_out = _op(out_schema("take(Tensor self, Tensor index) -> Tensor"), SG.take_out_kernel)
+take_op = kernel_op("take(Tensor self, Tensor index) -> Tensor", SG.take_kernel)
+take_out = kernel_op(out_schema("take(Tensor self, Tensor index) -> Tensor"), SG.take_out_kernel)
 take = function(take_op, take_out, "take")
 
-put__op = _op("put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)",
-              SG.put__kernel)
-put_op = _op("put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor", SG.put_kernel)
+put__op = kernel_op("put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)",
+                    SG.put__kernel)
+put_op = kernel_op("put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor", SG.put_kernel)
 put = function(put_op, None, "put")
 
 

@@ -45,8 +45,8 @@ from .._grad_mode import GradMode
 from ..dispatch.dispatcher import call
 from ..kernels import linalg as K
 from ..kernels.pointwise import resize_out
-from ._define import bind_method
-from ._define import composite_op as _composite_op, kernel_op as _kernel_op
+from ._define import bind_method, composite_op, kernel_op
+from .binding import public_function, tensor_method
 from .pointwise import OPS as _POINTWISE_OPS
 from .views import _unsafe_view_op
 
@@ -55,39 +55,39 @@ _mul_op, _, _mul_out_op = _POINTWISE_OPS["mul"]
 
 # ---- the backend ops (kernels in kernels/linalg.py) ----------------------------------------------------------
 
-mm_op = _kernel_op("mm(Tensor self, Tensor mat2) -> Tensor", K.mm_kernel)
-mm_out_op = _kernel_op("mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", K.mm_out_kernel)
-bmm_op = _kernel_op("bmm(Tensor self, Tensor mat2) -> Tensor", K.bmm_kernel)
-bmm_out_op = _kernel_op("bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", K.bmm_out_kernel)
-mv_op = _kernel_op("mv(Tensor self, Tensor vec) -> Tensor", K.mv_kernel)
-mv_out_op = _kernel_op("mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!)", K.mv_out_kernel)
-dot_op = _kernel_op("dot(Tensor self, Tensor tensor) -> Tensor", K.dot_kernel)
-dot_out_op = _kernel_op("dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)", K.dot_out_kernel)
-trace_op = _kernel_op("trace(Tensor self) -> Tensor", K.trace_kernel)
+mm_op = kernel_op("mm(Tensor self, Tensor mat2) -> Tensor", K.mm_kernel)
+mm_out_op = kernel_op("mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", K.mm_out_kernel)
+bmm_op = kernel_op("bmm(Tensor self, Tensor mat2) -> Tensor", K.bmm_kernel)
+bmm_out_op = kernel_op("bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", K.bmm_out_kernel)
+mv_op = kernel_op("mv(Tensor self, Tensor vec) -> Tensor", K.mv_kernel)
+mv_out_op = kernel_op("mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!)", K.mv_out_kernel)
+dot_op = kernel_op("dot(Tensor self, Tensor tensor) -> Tensor", K.dot_kernel)
+dot_out_op = kernel_op("dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)", K.dot_out_kernel)
+trace_op = kernel_op("trace(Tensor self) -> Tensor", K.trace_kernel)
 
-addmm_op = _kernel_op(
+addmm_op = kernel_op(
     "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", K.addmm_kernel)
-addmm_out_op = _kernel_op(
+addmm_out_op = kernel_op(
     "addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)",
     K.addmm_out_kernel)
-addmm__op = _kernel_op(
+addmm__op = kernel_op(
     "addmm_(Tensor(a!) self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)",
     K.addmm__kernel)
-addmv_op = _kernel_op(
+addmv_op = kernel_op(
     "addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor", K.addmv_kernel)
-addmv_out_op = _kernel_op(
+addmv_out_op = kernel_op(
     "addmv.out(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)",
     K.addmv_out_kernel)
-addmv__op = _kernel_op(
+addmv__op = kernel_op(
     "addmv_(Tensor(a!) self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)",
     K.addmv__kernel)
-baddbmm_op = _kernel_op(
+baddbmm_op = kernel_op(
     "baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
     K.baddbmm_kernel)
-baddbmm_out_op = _kernel_op(
+baddbmm_out_op = kernel_op(
     "baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> "
     "Tensor(a!)", K.baddbmm_out_kernel)
-baddbmm__op = _kernel_op(
+baddbmm__op = kernel_op(
     "baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)",
     K.baddbmm__kernel)
 
@@ -244,8 +244,8 @@ def _matmul_out(self, other, out):
     return out
 
 
-matmul_op = _composite_op("matmul(Tensor self, Tensor other) -> Tensor", _matmul)
-matmul_out_op = _composite_op("matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", _matmul_out)
+matmul_op = composite_op("matmul(Tensor self, Tensor other) -> Tensor", _matmul)
+matmul_out_op = composite_op("matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", _matmul_out)
 
 
 # ---- vdot, outer, inner --------------------------------------------------------------------------------------
@@ -259,8 +259,8 @@ def _vdot_out(self, other, out):
     return dot_out_op(self, other, out)
 
 
-vdot_op = _composite_op("vdot(Tensor self, Tensor other) -> Tensor", _vdot)
-vdot_out_op = _composite_op("vdot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", _vdot_out)
+vdot_op = composite_op("vdot(Tensor self, Tensor other) -> Tensor", _vdot)
+vdot_out_op = composite_op("vdot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", _vdot_out)
 
 
 def _check_1d(t, arg, fn):
@@ -281,8 +281,8 @@ def _outer_out(self, vec2, out):
     return _mul_out_op(self.reshape(self._sizes[0], 1), vec2, out)
 
 
-outer_op = _composite_op("outer(Tensor self, Tensor vec2) -> Tensor", _outer)
-outer_out_op = _composite_op("outer.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)", _outer_out)
+outer_op = composite_op("outer(Tensor self, Tensor vec2) -> Tensor", _outer)
+outer_out_op = composite_op("outer.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)", _outer_out)
 def _warn_ger():
     warnings.warn("torch.ger is deprecated and will be removed in a future PyTorch release. Use torch.outer instead.",
                   UserWarning, stacklevel=5)
@@ -298,130 +298,46 @@ def _ger_out(self, vec2, out):
     return outer_out_op(self, vec2, out=out)
 
 
-ger_op = _composite_op("ger(Tensor self, Tensor vec2) -> Tensor", _ger)
-ger_out_op = _composite_op("ger.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)", _ger_out)
+ger_op = composite_op("ger(Tensor self, Tensor vec2) -> Tensor", _ger)
+ger_out_op = composite_op("ger.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)", _ger_out)
 
 
-# ---- public functions --------------------------------------------------------------------------------------------
+# ---- public functions and Tensor methods (their argument checks: binding.py) ---------------------------------
 
 
-def _tp_name(value):
-    """How CPython names a type in an error: `int`, `list`, `numpy.ndarray` (its tp_name)."""
-    t = type(value)
-    return t.__name__ if t.__module__ == "builtins" or t.__flags__ & (1 << 9) else f"{t.__module__}.{t.__name__}"
+matmul = public_function(matmul_op, matmul_out_op, "matmul", 2,
+                         doc="Matrix product with NumPy's rules for 1-D operands and broadcasting of batch dims.")
+mm = public_function(mm_op, mm_out_op, "mm", 2, doc="(n, k) @ (k, p) -> (n, p). No broadcasting, no type promotion.")
+bmm = public_function(bmm_op, bmm_out_op, "bmm", 2, doc="(b, n, k) @ (b, k, p) -> (b, n, p): one mm per batch entry.")
+mv = public_function(mv_op, mv_out_op, "mv", 2, doc="(n, k) @ (k,) -> (n,).")
+dot = public_function(dot_op, dot_out_op, "dot", 2,
+                      doc="The dot product of two 1-D tensors of one dtype, as a 0-d tensor.")
+vdot = public_function(vdot_op, vdot_out_op, "vdot", 2,
+                       doc="`dot` with the first vector conjugated; for real tensors, `dot`.")
+outer = public_function(outer_op, outer_out_op, "outer", 2,
+                        doc="The outer product `input[i] * vec2[j]` of two 1-D tensors (types promote, as in `mul`).")
+ger = public_function(ger_op, ger_out_op, "ger", 2, doc="The old name of `outer`.")
+addmm = public_function(addmm_op, addmm_out_op, "addmm", 3,
+                        doc="`beta * input + alpha * (mat1 @ mat2)`, input broadcast to the product's shape.")
+addmv = public_function(addmv_op, addmv_out_op, "addmv", 3, doc="`beta * input + alpha * (mat @ vec)`.")
+baddbmm = public_function(baddbmm_op, baddbmm_out_op, "baddbmm", 3, doc="`beta * input + alpha * bmm(batch1, batch2)`.")
+trace = public_function(trace_op, None, "trace", 1, doc="The sum of a matrix's diagonal elements.")
 
-
-def _expect_tensors(fn_name, first_position, **args):
-    """PyTorch's argument parser: each named argument must be a Tensor."""
-    for position, (name, value) in enumerate(args.items(), first_position):
-        if not isinstance(value, Tensor):
-            raise TypeError(f"{fn_name}(): argument '{name}' (position {position}) must be Tensor, not "
-                            f"{_tp_name(value)}")
-
-
-def matmul(input, other, *, out=None):
-    """Matrix product with NumPy's rules for 1-D operands and broadcasting of batch dims (see above)."""
-    _expect_tensors("matmul", 1, input=input, other=other)
-    if out is None:
-        return call(matmul_op, (input, other))
-    return matmul_out_op(input, other, out=out)
-
-
-def mm(input, mat2, *, out=None):
-    """(n, k) @ (k, p) -> (n, p). No broadcasting, no type promotion."""
-    _expect_tensors("mm", 1, input=input, mat2=mat2)
-    return call(mm_op, (input, mat2)) if out is None else mm_out_op(input, mat2, out=out)
-
-
-def bmm(input, mat2, *, out=None):
-    """(b, n, k) @ (b, k, p) -> (b, n, p): one mm per batch entry. No broadcasting."""
-    _expect_tensors("bmm", 1, input=input, mat2=mat2)
-    return call(bmm_op, (input, mat2)) if out is None else bmm_out_op(input, mat2, out=out)
-
-
-def mv(input, vec, *, out=None):
-    """(n, k) @ (k,) -> (n,)."""
-    _expect_tensors("mv", 1, input=input, vec=vec)
-    return call(mv_op, (input, vec)) if out is None else mv_out_op(input, vec, out=out)
-
-
-def dot(input, tensor, *, out=None):
-    """The dot product of two 1-D tensors of one dtype, as a 0-d tensor."""
-    _expect_tensors("dot", 1, input=input, tensor=tensor)
-    return call(dot_op, (input, tensor)) if out is None else dot_out_op(input, tensor, out=out)
-
-
-def vdot(input, other, *, out=None):
-    """`dot` with the first vector conjugated; for real tensors, `dot`."""
-    _expect_tensors("vdot", 1, input=input, other=other)
-    return call(vdot_op, (input, other)) if out is None else vdot_out_op(input, other, out=out)
-
-
-def outer(input, vec2, *, out=None):
-    """The outer product `input[i] * vec2[j]` of two 1-D tensors (types promote, as in `mul`)."""
-    _expect_tensors("outer", 1, input=input, vec2=vec2)
-    return call(outer_op, (input, vec2)) if out is None else outer_out_op(input, vec2, out=out)
-
-
-def ger(input, vec2, *, out=None):
-    """The old name of `outer`."""
-    _expect_tensors("ger", 1, input=input, vec2=vec2)
-    return call(ger_op, (input, vec2)) if out is None else ger_out_op(input, vec2, out=out)
-
-
-def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
-    """`beta * input + alpha * (mat1 @ mat2)`, input broadcast to the product's shape."""
-    _expect_tensors("addmm", 1, input=input, mat1=mat1, mat2=mat2)
-    if out is None:
-        return call(addmm_op, (input, mat1, mat2, beta, alpha))
-    return addmm_out_op(input, mat1, mat2, beta=beta, alpha=alpha, out=out)
-
-
-def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
-    """`beta * input + alpha * (mat @ vec)`."""
-    _expect_tensors("addmv", 1, input=input, mat=mat, vec=vec)
-    if out is None:
-        return call(addmv_op, (input, mat, vec, beta, alpha))
-    return addmv_out_op(input, mat, vec, beta=beta, alpha=alpha, out=out)
-
-
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
-    """`beta * input + alpha * bmm(batch1, batch2)`."""
-    _expect_tensors("baddbmm", 1, input=input, batch1=batch1, batch2=batch2)
-    if out is None:
-        return call(baddbmm_op, (input, batch1, batch2, beta, alpha))
-    return baddbmm_out_op(input, batch1, batch2, beta=beta, alpha=alpha, out=out)
-
-
-def trace(input):
-    """The sum of a matrix's diagonal elements."""
-    _expect_tensors("trace", 1, input=input)
-    return call(trace_op, (input,))
-
-
-# ---- Tensor methods and the @ operator ---------------------------------------------------------------------------
-
-
-def _method(fn_name, op, *arg_names):
-    """A Tensor method `self.<fn_name>(*others)` that checks its Tensor arguments, then dispatches `op`."""
-    def m(self, *args, **kwargs):
-        _expect_tensors(fn_name, 1, **dict(zip(arg_names, args)))
-        return op(self, *args, **kwargs)
-    m.__name__ = m.__qualname__ = fn_name
-    m.__doc__ = f"Dispatches `{op.schema}`."
-    return m
-
-
-for _name, _op, _args in [
-    ("matmul", matmul_op, ("other",)), ("mm", mm_op, ("mat2",)), ("bmm", bmm_op, ("mat2",)),
-    ("mv", mv_op, ("vec",)), ("dot", dot_op, ("tensor",)), ("vdot", vdot_op, ("other",)),
-    ("outer", outer_op, ("vec2",)), ("ger", ger_op, ("vec2",)),
-    ("addmm", addmm_op, ("mat1", "mat2")), ("addmm_", addmm__op, ("mat1", "mat2")),
-    ("addmv", addmv_op, ("mat", "vec")), ("addmv_", addmv__op, ("mat", "vec")),
-    ("baddbmm", baddbmm_op, ("batch1", "batch2")), ("baddbmm_", baddbmm__op, ("batch1", "batch2")),
-    ("trace", trace_op, ()),
-]:
-    bind_method(_name, _method(_name, _op, *_args))
+bind_method("matmul", tensor_method(matmul_op, "matmul", 2))
+bind_method("mm", tensor_method(mm_op, "mm", 2))
+bind_method("bmm", tensor_method(bmm_op, "bmm", 2))
+bind_method("mv", tensor_method(mv_op, "mv", 2))
+bind_method("dot", tensor_method(dot_op, "dot", 2))
+bind_method("vdot", tensor_method(vdot_op, "vdot", 2))
+bind_method("outer", tensor_method(outer_op, "outer", 2))
+bind_method("ger", tensor_method(ger_op, "ger", 2))
+bind_method("addmm", tensor_method(addmm_op, "addmm", 3))
+bind_method("addmm_", tensor_method(addmm__op, "addmm_", 3))
+bind_method("addmv", tensor_method(addmv_op, "addmv", 3))
+bind_method("addmv_", tensor_method(addmv__op, "addmv_", 3))
+bind_method("baddbmm", tensor_method(baddbmm_op, "baddbmm", 3))
+bind_method("baddbmm_", tensor_method(baddbmm__op, "baddbmm_", 3))
+bind_method("trace", tensor_method(trace_op, "trace", 1))
 
 
 def _matmul_dunder(self, other):

@@ -18,7 +18,8 @@ from ..dispatch.dispatcher import call
 from ..dispatch.schema import check_scalar_int
 from . import pointwise_comparisons, pointwise_division, pointwise_logical, pointwise_powers  # noqa: F401  (their ops)
 from . import pointwise_unary  # noqa: F401  (reciprocal)
-from .pointwise import OPS, as_operand
+from .binding import as_operand
+from .pointwise import OPS
 from .pointwise_rounding import positive_op
 
 _NUMBER_TYPES = (Tensor, int, float, bool)

@@ -9,12 +9,9 @@ line of schema plus one NumPy/CuPy expression, and `pointwise(...)` below turns 
   their kernels from kernels/pointwise.py (broadcasting, type promotion, output strides, the write path);
 * the public function `teachtorch.exp(input, *, out=None)` and the methods `Tensor.exp`, `Tensor.exp_`.
 
-The public function first checks its arguments the way PyTorch's Python binding does
-(torch/csrc/utils/python_arg_parser.cpp): which arguments may be Python numbers differs from op to op.
-`torch.add(2, 3)` is allowed (add is on the list `should_allow_numbers_as_tensors`), `torch.pow(2, t)` and
-`torch.remainder(2, t)` have a `Scalar self` overload, `torch.fmod(t, 2)` only a `Scalar other` one, and
-`torch.maximum(t, 2)` has none: it raises TypeError. NumPy scalars count as Python numbers and NumPy arrays
-become tensors, as in PyTorch.
+The public function first checks its arguments the way PyTorch's Python binding does (binding.py): which
+arguments may be Python numbers differs from op to op (`torch.add(2, 3)` is allowed, `torch.maximum(t, 2)`
+raises TypeError), and each declaration says so with `numbers=`.
 
 The rest of the elementwise ops are in the other ops/pointwise_*.py files, one family each (division, powers,
 math functions, rounding, functions of two and three tensors, comparisons, logical and bitwise ops, nan and
@@ -22,169 +19,85 @@ inf); their array code is in kernels/pointwise_math.py. The Python operators (`a
 are in operators.py.
 """
 
-import numpy as np
+from dataclasses import dataclass
+from typing import Callable
 
 from .._dtype import (
     ALL_DTYPES, TYPEMETA_NAMES, bool_, checked_convert, float16, float32,
 )
 from .._tensor import Tensor
-from .._tensor import typename as _type_name
-from ..dispatch.dispatcher import call
-from ..dispatch.schema import check_scalar_int
-from ..kernels import pointwise_math
-from ..kernels.pointwise import ALWAYS_BOOL, DEFAULT, INT_TO_FLOAT, pointwise_kernels, promote  # noqa: F401
+from ..kernels import pointwise_math, unary_math
+from ..kernels.pointwise import (  # noqa: F401  (the promotion kinds: part of declaring an op, with `Checks`)
+    ALWAYS_BOOL, DEFAULT, INT_TO_FLOAT, NO_CHECKS, Checks, PointwiseKernel, promote,
+)
 from ._define import bind_method, define, inplace_schema, out_schema, register_kernel
+from .binding import NUMBERS_ANY, NUMBERS_NONE, NUMBERS_OTHER, public_function, tensor_method
 
 OPS = {}   # public name -> (functional op, in-place op or None, out op or None)
 OPERANDS = {}   # public name -> (number of operands, which of them may be Python numbers)
 
-# Which operands of an op may be Python numbers (PyTorch's overloads of the op):
-NUMBERS_ANY = "any"          # add, sub, mul, div: any operand, even all (`torch.add(2, 3)` is tensor(5))
-NUMBERS_EITHER = "either"    # pow, remainder, bitwise ops: `Tensor, Scalar` and `Scalar, Tensor` overloads
-NUMBERS_OTHER = "other"      # fmod, eq, copysign: only the second (`Tensor, Scalar` overload)
-NUMBERS_NONE = "none"        # maximum, atan2, logical_and: tensors only
 
 
-def pointwise(schema, fn, kind=DEFAULT, check=None, inplace=True, name=None, late_check=None,
-              inplace_check=None, out_check=None, numbers=NUMBERS_NONE, out=True, bind=True, out_overload="out",
-              opmath_scalar=False, numbers_take_part=True):
-    """Define an elementwise op from its functional schema and `fn(xp, *operands, *params)`.
+@dataclass(frozen=True)
+class Pointwise:
+    """One elementwise op, declared: what its `native_functions.yaml` entry says in PyTorch, and its kernel.
 
-    Returns the public function. `kind` is the type promotion kind (kernels/pointwise.py), `check` and
-    `late_check`, `inplace_check` and `out_check` raise PyTorch's errors (see `pointwise_kernels`), `numbers`
-    says which operands may be Python numbers, `out=False` and `inplace=False` leave out the variants PyTorch
-    does not have, and `bind=False` leaves the Tensor methods to the caller (for ops whose public function
-    picks one of two overloads). `opmath_scalar`: see kernels/pointwise.py `run`; `numbers_take_part=False`: a number is a parameter of the
-    kernel, not an operand of its TensorIterator (kernels/pointwise.py `output_strides`).
+        exp = pointwise("exp(Tensor self) -> Tensor", unary_math.exp, INT_TO_FLOAT)
+
+    makes the operators `exp`, `exp_` and `exp.out` (their kernels: kernels/pointwise.py `PointwiseKernel`
+    computing `unary_math.exp`), the function `teachtorch.exp(input, *, out=None)` and the methods `Tensor.exp`
+    and `Tensor.exp_`. The derivative is declared one grep away, in autograd/derivatives/pointwise.py
+    (`derivative("exp", ...)`), as PyTorch keeps it in derivatives.yaml.
     """
-    op = define(schema)
+
+    schema: str                  # the functional overload: "add.Tensor(Tensor self, Tensor other, ...) -> Tensor"
+    compute: Callable            # compute(xp, *operands, *params): the arithmetic, in kernels/
+    promotion: object = DEFAULT  # type promotion kind, or a function (operands) -> (result, compute dtype)
+    numbers: str = NUMBERS_NONE  # which operands the Python binding lets be numbers (NUMBERS_* above)
+    checks: Checks = NO_CHECKS   # PyTorch's errors particular to this op (kernels/pointwise.py `Checks`)
+    variants: tuple = ("method", "inplace", "out")   # besides the function; no "method": the caller binds them
+    name: str | None = None      # the public name, when the schema's is not it (`div.Tensor_mode` is `div`)
+    out_overload: str = "out"    # the out= overload's name (`div.out_mode`, `round.decimals_out`)
+    number_is_operand: bool = True    # False: a number is a kernel parameter (`x ** 2`), see output_strides
+    number_in_opmath: bool = False    # True: a number is not rounded to float16 first, see kernels/pointwise.py run
+    kernel: type = PointwiseKernel    # PowKernel for pow's `pow.Scalar` layout
+
+
+def pointwise(schema, compute, promotion=DEFAULT, **fields):
+    """Declare an elementwise op (see `Pointwise`) and return its public function."""
+    return define_pointwise(Pointwise(schema, compute, promotion, **fields))
+
+
+def define_pointwise(spec):
+    """Register the operators, kernels, methods and function of one declared elementwise op."""
+    op = define(spec.schema)
     # operands are the leading `Tensor` arguments; what follows (alpha, rounding_mode, ...) are params
     n = 0
     for a in op.schema.arguments:
         if not a.is_tensor:
             break
         n += 1
-    functional_k, inplace_k, out_k = pointwise_kernels(fn, kind, n, check, late_check, inplace_check, out_check,
-                                                       opmath_scalar, numbers_take_part)
-    base = op.schema.name
-    functional_k.__qualname__, inplace_k.__qualname__ = f"{base}_kernel", f"{base}__kernel"
-    out_k.__qualname__ = f"{base}_out_kernel"
-    register_kernel(op, functional_k)
+    kernel = spec.kernel(spec.compute, spec.promotion, n, spec.checks, spec.number_is_operand,
+                         spec.number_in_opmath)
+    register_kernel(op, kernel.functional)
     out_op = None
-    if out:
+    if "out" in spec.variants:
         # `div.out`; a second overload names its out variant itself (`div.out_mode`, `round.decimals_out`)
-        out_op = define(out_schema(schema).replace(f"{base}.out(", f"{base}.{out_overload}(", 1))
-        register_kernel(out_op, out_k)
+        base = op.schema.name
+        out_op = define(out_schema(spec.schema).replace(f"{base}.out(", f"{base}.{spec.out_overload}(", 1))
+        register_kernel(out_op, kernel.out)
     inplace_op = None
-    if inplace:
-        inplace_op = define(inplace_schema(schema))
-        register_kernel(inplace_op, inplace_k)
-    public = name or op.schema.name
+    if "inplace" in spec.variants:
+        inplace_op = define(inplace_schema(spec.schema))
+        register_kernel(inplace_op, kernel.inplace)
+    public = spec.name or op.schema.name
     OPS[public] = (op, inplace_op, out_op)
-    OPERANDS[public] = (n, numbers)
-    if bind:
-        bind_method(public, tensor_method(op, public, n, numbers))
+    OPERANDS[public] = (n, spec.numbers)
+    if "method" in spec.variants:
+        bind_method(public, tensor_method(op, public, n, spec.numbers))
         if inplace_op is not None:
-            bind_method(public + "_", tensor_method(inplace_op, public + "_", n, numbers))
-    return public_function(op, out_op, public, n, numbers)
-
-
-# ---- the Python binding: which arguments may be numbers ----------------------------------------------------
-
-
-def as_operand(x):
-    """What PyTorch's binding makes of an argument: NumPy scalars become Python numbers, arrays tensors."""
-    if isinstance(x, np.generic):
-        return x.item()
-    if isinstance(x, np.ndarray):
-        from .tensor_new import as_tensor
-        return as_tensor(x)
-    if type(x) is int:
-        check_scalar_int(x)
-    return x
-
-
-def _invalid_combination(name, args, n, numbers, method):
-    """PyTorch's TypeError for a call that matches none of an op's overloads (the `Tensor, Scalar` ones)."""
-    got = ", ".join(_type_name(a) for a in (args[1:n] if method else args[:n]))
-    if method:
-        sigs = ["(Tensor other)", "(Number other)"]
-    else:
-        sigs = ["(Tensor input, Tensor other, *, Tensor out = None)"]
-        if numbers == NUMBERS_EITHER:
-            sigs.append("(Number self, Tensor other, *, Tensor out = None)")
-        sigs.append("(Tensor input, Number other, *, Tensor out = None)")
-    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
-                     + "".join(f" * {s}\n" for s in sigs))
-
-
-def check_operands(op, name, args, n, numbers, n_positional, method=False):
-    """Apply the binding's rules to the operands args[:n]; return the arguments, numbers wrapped as needed."""
-    args = list(args)
-    for i in range(n):
-        args[i] = as_operand(args[i])
-    if op.int_args and op.int_args[-1][0] >= n:   # Scalars and ints after the operands (alpha=, value=, decimals=)
-        args = list(op.schema.check_int64(tuple(args), op.int_args))
-    operands = args[:n]
-    kinds = [isinstance(a, Tensor) for a in operands]
-    if all(kinds):
-        return tuple(args)
-    arg_names = [a.name for a in op.schema.arguments]
-    if numbers == NUMBERS_NONE or n == 1:
-        i = kinds.index(False)
-        arg = "input" if i == 0 and arg_names[0] == "self" and not method else arg_names[i]
-        where = f" (position {i + (0 if method else 1)})" if i < n_positional else ""
-        raise TypeError(f"{name}(): argument '{arg}'{where} must be Tensor, not {_type_name(operands[i])}")
-    if numbers == NUMBERS_ANY:
-        if not any(kinds):
-            # Both numbers: the binding turns the first into a tensor (`torch.add(2, 3)` is tensor(5)).
-            from .tensor_new import tensor
-            args[0] = tensor(args[0])
-        return tuple(args)
-    if numbers == NUMBERS_EITHER and any(kinds):
-        return tuple(args)
-    if numbers == NUMBERS_OTHER and kinds[0]:
-        return tuple(args)
-    raise _invalid_combination(name.rstrip("_"), args, n, numbers, method)
-
-
-def public_function(op, out_op, name, n, numbers=NUMBERS_NONE):
-    """`teachtorch.<name>(...)`: check the arguments like PyTorch's binding, then dispatch."""
-    schema = op.schema
-
-    if out_op is None:
-        def fn(*args, **kwargs):
-            n_positional = len(args)
-            if "input" in kwargs:
-                kwargs["self"] = kwargs.pop("input")   # the binding calls `self` "input"
-            args = check_operands(op, name, schema.bind(args, kwargs, name), n, numbers, n_positional)
-            return call(op, args)
-    else:
-        def fn(*args, out=None, **kwargs):
-            n_positional = len(args)
-            if "input" in kwargs:
-                kwargs["self"] = kwargs.pop("input")   # the binding calls `self` "input"
-            args = check_operands(op, name, schema.bind(args, kwargs, name), n, numbers, n_positional)
-            if out is None:
-                return call(op, args)
-            return call(out_op, args + (out,))
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"Dispatches `{schema}`" + (f" (or `{out_op.schema}` with out=)." if out_op else ".")
-    return fn
-
-
-def tensor_method(op, name, n, numbers=NUMBERS_NONE):
-    """`Tensor.<name>(...)`: the tensor is `self`, the other arguments are checked as for the function."""
-    schema = op.schema
-
-    def m(self, *args, **kwargs):
-        n_positional = len(args) + 1
-        args = check_operands(op, name, schema.bind((self,) + args, kwargs, name), n, numbers, n_positional,
-                              method=True)
-        return call(op, args)
-    m.__name__ = m.__qualname__ = name
-    m.__doc__ = f"Dispatches `{schema}`."
-    return m
+            bind_method(public + "_", tensor_method(inplace_op, public + "_", n, spec.numbers))
+    return public_function(op, out_op, public, n, spec.numbers)
 
 
 # ---- dtype checks PyTorch makes ------------------------------------------------------------------------------
@@ -285,16 +198,15 @@ def _no_bool_neg(operands):
 
 
 add = pointwise("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", pointwise_math.add,
-                late_check=_alpha_check, numbers=NUMBERS_ANY, opmath_scalar=True)
+                checks=Checks(late=_alpha_check), numbers=NUMBERS_ANY, number_in_opmath=True)
 sub = pointwise("sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", pointwise_math.sub,
-                check=_sub_check, late_check=_alpha_check, numbers=NUMBERS_ANY, opmath_scalar=True)
-mul = pointwise("mul.Tensor(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.multiply(a, b),
-                numbers=NUMBERS_ANY, opmath_scalar=True)
-neg = pointwise("neg(Tensor self) -> Tensor", lambda xp, a: xp.negative(a), check=_no_bool_neg,
-                out_check=exact_out_dtype)
-rsub = pointwise("rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
-                 lambda xp, a, b, alpha: pointwise_math.sub(xp, b, a, alpha), check=_sub_check,
-                 late_check=_alpha_check, inplace=False, out=False, numbers=NUMBERS_OTHER)
+                checks=Checks(operands=_sub_check, late=_alpha_check), numbers=NUMBERS_ANY, number_in_opmath=True)
+mul = pointwise("mul.Tensor(Tensor self, Tensor other) -> Tensor", pointwise_math.mul, numbers=NUMBERS_ANY,
+                number_in_opmath=True)
+neg = pointwise("neg(Tensor self) -> Tensor", unary_math.neg,
+                checks=Checks(operands=_no_bool_neg, out=exact_out_dtype))
+rsub = pointwise("rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", pointwise_math.rsub,
+                 checks=Checks(operands=_sub_check, late=_alpha_check), variants=("method",), numbers=NUMBERS_OTHER)
 
 
 def alias(alias_name, name):

@@ -11,30 +11,33 @@ and in the variants PyTorch has (no `maximum_`, no `logaddexp_`).
 
 from ..kernels import pointwise_math
 from ..kernels.pointwise import INT_TO_FLOAT
-from .pointwise import NUMBERS_EITHER, NUMBERS_OTHER, alias, not_implemented_for, pointwise, promoted_no_opmath
+from .binding import NUMBERS_EITHER, NUMBERS_OTHER
+from .pointwise import Checks, alias, not_implemented_for, pointwise, promoted_no_opmath
 
-atan2 = pointwise("atan2(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.arctan2(a, b), INT_TO_FLOAT)
+atan2 = pointwise("atan2(Tensor self, Tensor other) -> Tensor", pointwise_math.atan2, INT_TO_FLOAT)
 arctan2 = alias("arctan2", "atan2")
-hypot = pointwise("hypot(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.hypot(a, b),
-                  late_check=not_implemented_for("hypot_cpu", "integral"))
-logaddexp = pointwise("logaddexp(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.logaddexp(a, b),
-                      late_check=not_implemented_for("logaddexp_cpu", "integral"), inplace=False)
-logaddexp2 = pointwise("logaddexp2(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.logaddexp2(a, b),
-                       late_check=not_implemented_for("logaddexp2_cpu", "integral"), inplace=False)
-copysign = pointwise("copysign.Tensor(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.copysign(a, b),
-                     INT_TO_FLOAT, numbers=NUMBERS_OTHER)
+hypot = pointwise("hypot(Tensor self, Tensor other) -> Tensor", pointwise_math.hypot,
+                  checks=Checks(late=not_implemented_for('hypot_cpu', 'integral')))
+logaddexp = pointwise("logaddexp(Tensor self, Tensor other) -> Tensor", pointwise_math.logaddexp,
+                      checks=Checks(late=not_implemented_for('logaddexp_cpu', 'integral')),
+                      variants=("method", "out"))
+logaddexp2 = pointwise("logaddexp2(Tensor self, Tensor other) -> Tensor", pointwise_math.logaddexp2,
+                       checks=Checks(late=not_implemented_for('logaddexp2_cpu', 'integral')),
+                       variants=("method", "out"))
+copysign = pointwise("copysign.Tensor(Tensor self, Tensor other) -> Tensor", pointwise_math.copysign, INT_TO_FLOAT,
+                     numbers=NUMBERS_OTHER)
 xlogy = pointwise("xlogy.Tensor(Tensor self, Tensor other) -> Tensor", pointwise_math.xlogy, INT_TO_FLOAT,
                   numbers=NUMBERS_EITHER)
-nextafter = pointwise("nextafter(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.nextafter(a, b),
-                      promoted_no_opmath, late_check=not_implemented_for("nextafter_cpu", "integral"))
+nextafter = pointwise("nextafter(Tensor self, Tensor other) -> Tensor", pointwise_math.nextafter, promoted_no_opmath,
+                      checks=Checks(late=not_implemented_for('nextafter_cpu', 'integral')))
 
 # maximum and minimum propagate nan (like NumPy's); fmax and fmin ignore it unless both are nan
-maximum = pointwise("maximum(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.maximum(a, b),
-                    inplace=False)
-minimum = pointwise("minimum(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.minimum(a, b),
-                    inplace=False)
-fmax = pointwise("fmax(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.fmax(a, b), inplace=False)
-fmin = pointwise("fmin(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.fmin(a, b), inplace=False)
+maximum = pointwise("maximum(Tensor self, Tensor other) -> Tensor", pointwise_math.maximum,
+                    variants=("method", "out"))
+minimum = pointwise("minimum(Tensor self, Tensor other) -> Tensor", pointwise_math.minimum,
+                    variants=("method", "out"))
+fmax = pointwise("fmax(Tensor self, Tensor other) -> Tensor", pointwise_math.fmax, variants=("method", "out"))
+fmin = pointwise("fmin(Tensor self, Tensor other) -> Tensor", pointwise_math.fmin, variants=("method", "out"))
 
 
 __all__ = ["atan2", "arctan2", "hypot", "logaddexp", "logaddexp2", "copysign", "xlogy", "nextafter",

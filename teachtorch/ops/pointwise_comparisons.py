@@ -17,22 +17,24 @@ from ..dispatch.dispatcher import define, impl
 from ..kernels.pointwise import ALWAYS_BOOL
 from ..kernels.pointwise_math import equal_kernel
 from ._define import bind_method, register_kernel
-from .pointwise import NUMBERS_OTHER, alias, pointwise, public_function, tensor_method
+from ..kernels import pointwise_math
+from .binding import NUMBERS_OTHER, public_function, tensor_method
+from .pointwise import alias, pointwise
 from .pointwise_logical import logical_and, logical_or
 from .pointwise_nan_inf import isfinite, isnan
 
-eq = pointwise("eq.Tensor(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.equal(a, b), ALWAYS_BOOL,
+eq = pointwise("eq.Tensor(Tensor self, Tensor other) -> Tensor", pointwise_math.eq, ALWAYS_BOOL,
                numbers=NUMBERS_OTHER)
-ne = pointwise("ne.Tensor(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.not_equal(a, b), ALWAYS_BOOL,
+ne = pointwise("ne.Tensor(Tensor self, Tensor other) -> Tensor", pointwise_math.ne, ALWAYS_BOOL,
                numbers=NUMBERS_OTHER)
-lt = pointwise("lt.Tensor(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.less(a, b), ALWAYS_BOOL,
+lt = pointwise("lt.Tensor(Tensor self, Tensor other) -> Tensor", pointwise_math.lt, ALWAYS_BOOL,
                numbers=NUMBERS_OTHER)
-le = pointwise("le.Tensor(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.less_equal(a, b),
-               ALWAYS_BOOL, numbers=NUMBERS_OTHER)
-gt = pointwise("gt.Tensor(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.greater(a, b), ALWAYS_BOOL,
+le = pointwise("le.Tensor(Tensor self, Tensor other) -> Tensor", pointwise_math.le, ALWAYS_BOOL,
                numbers=NUMBERS_OTHER)
-ge = pointwise("ge.Tensor(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.greater_equal(a, b),
-               ALWAYS_BOOL, numbers=NUMBERS_OTHER)
+gt = pointwise("gt.Tensor(Tensor self, Tensor other) -> Tensor", pointwise_math.gt, ALWAYS_BOOL,
+               numbers=NUMBERS_OTHER)
+ge = pointwise("ge.Tensor(Tensor self, Tensor other) -> Tensor", pointwise_math.ge, ALWAYS_BOOL,
+               numbers=NUMBERS_OTHER)
 
 not_equal = alias("not_equal", "ne")
 less = alias("less", "lt")

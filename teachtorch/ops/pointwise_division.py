@@ -22,11 +22,9 @@ from .._tensor import Tensor
 from ..dispatch.dispatcher import call
 from ..kernels import pointwise_math
 from ..kernels.pointwise import INT_TO_FLOAT
-from ._define import bind_method
-from .pointwise import (
-    NUMBERS_ANY, NUMBERS_EITHER, NUMBERS_OTHER, OPS, check_operands, not_implemented_for, pointwise,
-    promoted_no_opmath, tensor_method,
-)
+from ._define import bind_method, public_name
+from .binding import NUMBERS_ANY, NUMBERS_EITHER, NUMBERS_OTHER, check_operands, tensor_method
+from .pointwise import OPS, Checks, not_implemented_for, pointwise, promoted_no_opmath
 
 
 def _rounding_mode_check(args, out_dtype, compute_dtype):
@@ -37,11 +35,11 @@ def _rounding_mode_check(args, out_dtype, compute_dtype):
         raise NotImplementedError(f'"div_{mode}_cpu" not implemented for \'Bool\'')
 
 
-_true_div = pointwise("div.Tensor(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.true_divide(a, b),
-                      INT_TO_FLOAT, numbers=NUMBERS_ANY, bind=False, opmath_scalar=True)
+_true_div = pointwise("div.Tensor(Tensor self, Tensor other) -> Tensor", pointwise_math.div, INT_TO_FLOAT,
+                      variants=("inplace", "out"), numbers=NUMBERS_ANY, number_in_opmath=True)
 _div_mode_fn = pointwise("div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor",
-                         pointwise_math.div_mode, promoted_no_opmath, late_check=_rounding_mode_check,
-                         numbers=NUMBERS_ANY, name="div_mode", bind=False, out_overload="out_mode")
+                         pointwise_math.div_mode, promoted_no_opmath, checks=Checks(late=_rounding_mode_check),
+                         variants=("inplace", "out"), numbers=NUMBERS_ANY, name="div_mode", out_overload='out_mode')
 _DIV, _DIV_INPLACE, _DIV_OUT = OPS["div"]
 _DIV_MODE, _DIV_MODE_INPLACE, _DIV_MODE_OUT = OPS["div_mode"]
 
@@ -60,7 +58,7 @@ def _div_method(op, mode_op, name):
             return call(op, check_operands(op, name, (self, other), 2, NUMBERS_ANY, 2, method=True))
         args = check_operands(mode_op, name, (self, other, rounding_mode), 2, NUMBERS_ANY, 2, method=True)
         return call(mode_op, args)
-    method.__name__ = method.__qualname__ = name
+    public_name(method, name)
     return method
 
 
@@ -77,13 +75,13 @@ bind_method("divide_", Tensor.div_)
 bind_method("true_divide", tensor_method(_DIV, "true_divide", 2, NUMBERS_ANY))
 bind_method("true_divide_", tensor_method(_DIV_INPLACE, "true_divide_", 2, NUMBERS_ANY))
 
-floor_divide = pointwise("floor_divide(Tensor self, Tensor other) -> Tensor",
-                         lambda xp, a, b: pointwise_math.div_mode(xp, a, b, "floor"), promoted_no_opmath,
-                         late_check=not_implemented_for("div_floor_cpu", bool_), numbers=NUMBERS_ANY)
+floor_divide = pointwise("floor_divide(Tensor self, Tensor other) -> Tensor", pointwise_math.floor_divide,
+                         promoted_no_opmath, checks=Checks(late=not_implemented_for('div_floor_cpu', bool_)),
+                         numbers=NUMBERS_ANY)
 remainder = pointwise("remainder.Tensor(Tensor self, Tensor other) -> Tensor", pointwise_math.remainder,
-                      late_check=not_implemented_for("remainder_cpu", bool_), numbers=NUMBERS_EITHER)
+                      checks=Checks(late=not_implemented_for('remainder_cpu', bool_)), numbers=NUMBERS_EITHER)
 fmod = pointwise("fmod.Tensor(Tensor self, Tensor other) -> Tensor", pointwise_math.fmod,
-                 late_check=not_implemented_for("fmod_cpu", bool_), numbers=NUMBERS_OTHER)
+                 checks=Checks(late=not_implemented_for('fmod_cpu', bool_)), numbers=NUMBERS_OTHER)
 
 
 __all__ = ["div", "divide", "true_divide", "floor_divide", "remainder", "fmod"]

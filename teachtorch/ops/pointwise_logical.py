@@ -10,35 +10,33 @@ operators `&`, `|`, `^`, `~`, `<<`, `>>` call the bitwise ops (operators.py).
 """
 
 from .._dtype import bool_
-from ..kernels import pointwise_math
+from ..kernels import pointwise_math, unary_math
 from ..kernels.pointwise import ALWAYS_BOOL
-from .pointwise import NUMBERS_EITHER, exact_out_dtype, not_implemented_for, pointwise
+from .binding import NUMBERS_EITHER
+from .pointwise import Checks, exact_out_dtype, not_implemented_for, pointwise
 
-logical_and = pointwise("logical_and(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.logical_and(a, b),
-                        ALWAYS_BOOL)
-logical_or = pointwise("logical_or(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.logical_or(a, b),
-                       ALWAYS_BOOL)
-logical_xor = pointwise("logical_xor(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.logical_xor(a, b),
-                        ALWAYS_BOOL)
-logical_not = pointwise("logical_not(Tensor self) -> Tensor", lambda xp, a: xp.logical_not(a), ALWAYS_BOOL)
+logical_and = pointwise("logical_and(Tensor self, Tensor other) -> Tensor", pointwise_math.logical_and, ALWAYS_BOOL)
+logical_or = pointwise("logical_or(Tensor self, Tensor other) -> Tensor", pointwise_math.logical_or, ALWAYS_BOOL)
+logical_xor = pointwise("logical_xor(Tensor self, Tensor other) -> Tensor", pointwise_math.logical_xor, ALWAYS_BOOL)
+logical_not = pointwise("logical_not(Tensor self) -> Tensor", unary_math.logical_not, ALWAYS_BOOL)
 
-bitwise_and = pointwise("bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor",
-                        lambda xp, a, b: xp.bitwise_and(a, b),
-                        late_check=not_implemented_for("bitwise_and_cpu", "floating"), numbers=NUMBERS_EITHER)
-bitwise_or = pointwise("bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor", lambda xp, a, b: xp.bitwise_or(a, b),
-                       late_check=not_implemented_for("bitwise_or_cpu", "floating"), numbers=NUMBERS_EITHER)
-bitwise_xor = pointwise("bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor",
-                        lambda xp, a, b: xp.bitwise_xor(a, b),
-                        late_check=not_implemented_for("bitwise_xor_cpu", "floating"), numbers=NUMBERS_EITHER)
-bitwise_not = pointwise("bitwise_not(Tensor self) -> Tensor", lambda xp, a: xp.invert(a),
-                        late_check=not_implemented_for("bitwise_not_cpu", "floating"), out_check=exact_out_dtype)
+bitwise_and = pointwise("bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor", pointwise_math.bitwise_and,
+                        checks=Checks(late=not_implemented_for('bitwise_and_cpu', 'floating')),
+                        numbers=NUMBERS_EITHER)
+bitwise_or = pointwise("bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor", pointwise_math.bitwise_or,
+                       checks=Checks(late=not_implemented_for('bitwise_or_cpu', 'floating')), numbers=NUMBERS_EITHER)
+bitwise_xor = pointwise("bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor", pointwise_math.bitwise_xor,
+                        checks=Checks(late=not_implemented_for('bitwise_xor_cpu', 'floating')),
+                        numbers=NUMBERS_EITHER)
+bitwise_not = pointwise("bitwise_not(Tensor self) -> Tensor", unary_math.bitwise_not,
+                        checks=Checks(late=not_implemented_for('bitwise_not_cpu', 'floating'), out=exact_out_dtype))
 bitwise_left_shift = pointwise("bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor",
                                pointwise_math.left_shift,
-                               late_check=not_implemented_for("lshift_cpu", bool_, "floating"),
+                               checks=Checks(late=not_implemented_for('lshift_cpu', bool_, 'floating')),
                                numbers=NUMBERS_EITHER)
 bitwise_right_shift = pointwise("bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor",
                                 pointwise_math.right_shift,
-                                late_check=not_implemented_for("rshift_cpu", bool_, "floating"),
+                                checks=Checks(late=not_implemented_for('rshift_cpu', bool_, 'floating')),
                                 numbers=NUMBERS_EITHER)
 
 

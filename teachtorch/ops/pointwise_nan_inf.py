@@ -9,21 +9,14 @@ TensorCompare.cpp). `nan_to_num` replaces nan and the infinities with numbers, i
 from .._dtype import bool_
 from ..backends import empty, preserve_strides
 from ..dispatch.dispatcher import call
-from ..kernels import pointwise_math
+from ..kernels import unary_math
 from ..kernels.pointwise import ALWAYS_BOOL
-from ..kernels.pointwise_math import is_floating, none_like
 from ._define import register_kernel
-from .pointwise import OPS, pointwise
+from .pointwise import Checks, OPS, pointwise
 
-isnan = pointwise("isnan(Tensor self) -> Tensor",
-                  lambda xp, a: xp.isnan(a) if is_floating(a) else none_like(xp, a), ALWAYS_BOOL,
-                  inplace=False, out=False)
-isinf = pointwise("isinf(Tensor self) -> Tensor",
-                  lambda xp, a: xp.isinf(a) if is_floating(a) else none_like(xp, a), ALWAYS_BOOL,
-                  inplace=False, out=False)
-isfinite = pointwise("isfinite(Tensor self) -> Tensor",
-                     lambda xp, a: xp.isfinite(a) if is_floating(a) else ~none_like(xp, a), ALWAYS_BOOL,
-                     inplace=False, out=False)
+isnan = pointwise("isnan(Tensor self) -> Tensor", unary_math.isnan, ALWAYS_BOOL, variants=("method",))
+isinf = pointwise("isinf(Tensor self) -> Tensor", unary_math.isinf, ALWAYS_BOOL, variants=("method",))
+isfinite = pointwise("isfinite(Tensor self) -> Tensor", unary_math.isfinite, ALWAYS_BOOL, variants=("method",))
 
 
 def _bool_out(name):
@@ -33,16 +26,13 @@ def _bool_out(name):
     return out_check
 
 
-isposinf = pointwise("isposinf(Tensor self) -> Tensor",
-                     lambda xp, a: a == xp.inf if is_floating(a) else none_like(xp, a), ALWAYS_BOOL,
-                     inplace=False, out_check=_bool_out("isposinf"))
-isneginf = pointwise("isneginf(Tensor self) -> Tensor",
-                     lambda xp, a: a == -xp.inf if is_floating(a) else none_like(xp, a), ALWAYS_BOOL,
-                     inplace=False, out_check=_bool_out("isneginf"))
+isposinf = pointwise("isposinf(Tensor self) -> Tensor", unary_math.isposinf, ALWAYS_BOOL,
+                     checks=Checks(out=_bool_out('isposinf')), variants=("method", "out"))
+isneginf = pointwise("isneginf(Tensor self) -> Tensor", unary_math.isneginf, ALWAYS_BOOL,
+                     checks=Checks(out=_bool_out('isneginf')), variants=("method", "out"))
 # signbit: is the sign bit set? True for -0.0 and for a nan with its sign bit set
-signbit = pointwise("signbit(Tensor self) -> Tensor",
-                    lambda xp, a: xp.signbit(a) if is_floating(a) else xp.less(a, 0), ALWAYS_BOOL, inplace=False,
-                    out_check=_bool_out("signbit"))
+signbit = pointwise("signbit(Tensor self) -> Tensor", unary_math.signbit, ALWAYS_BOOL,
+                    checks=Checks(out=_bool_out('signbit')), variants=("method", "out"))
 
 
 def _dtype_itself(operands):
@@ -57,7 +47,7 @@ def _nan_to_num_out(out, out_dtype, shape, operands):
 
 
 nan_to_num = pointwise("nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor",
-                       pointwise_math.nan_to_num, _dtype_itself, out_check=_nan_to_num_out)
+                       unary_math.nan_to_num, _dtype_itself, checks=Checks(out=_nan_to_num_out))
 _NAN_TO_NUM, _, _NAN_TO_NUM_OUT = OPS["nan_to_num"]
 
 

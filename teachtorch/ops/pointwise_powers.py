@@ -13,9 +13,10 @@ here kernels/pointwise_math.py `power`). What they do around the arithmetic:
 
 from .._dtype import bool_, float64
 from .._tensor import Tensor
-from ..kernels import pointwise_math
-from ..kernels.pointwise import DEFAULT, check_inplace_shape_and_dtype, promote
-from .pointwise import NUMBERS_EITHER, checked_scalar, pointwise, promoted_no_opmath
+from ..kernels import pointwise_math, unary_math
+from ..kernels.pointwise import DEFAULT, PowKernel, check_inplace_shape_and_dtype, promote
+from .binding import NUMBERS_EITHER
+from .pointwise import Checks, checked_scalar, pointwise, promoted_no_opmath
 
 
 def _pow_check(operands):
@@ -35,9 +36,9 @@ def _pow_late_check(args, out_dtype, compute_dtype):
         checked_scalar(exponent, out_dtype)   # a number exponent is converted to the result dtype
 
 
-pow = pointwise("pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", pointwise_math.power,
-                promoted_no_opmath, check=_pow_check, late_check=_pow_late_check, numbers=NUMBERS_EITHER,
-                numbers_take_part="contiguous_if_self_is_a_number")
+pow = pointwise("pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", pointwise_math.power, promoted_no_opmath,
+                checks=Checks(operands=_pow_check, late=_pow_late_check), numbers=NUMBERS_EITHER,
+                number_is_operand=False, kernel=PowKernel)
 
 
 def _double(operands):
@@ -58,10 +59,9 @@ def _float_power_out_check(out, out_dtype, shape, operands):
 
 
 # float_power: pow computed in float64 whatever the inputs (PyTorch casts both to double, then calls pow)
-float_power = pointwise("float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor",
-                        pointwise_math.power, _double, inplace_check=_float_power_inplace_check,
-                        out_check=_float_power_out_check, numbers=NUMBERS_EITHER,
-                        numbers_take_part="contiguous_if_self_is_a_number")
+float_power = pointwise("float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", pointwise_math.power,
+                        _double, checks=Checks(inplace=_float_power_inplace_check, out=_float_power_out_check),
+                        numbers=NUMBERS_EITHER, number_is_operand=False, kernel=PowKernel)
 
 
 def _like_times_two(operands):
@@ -69,7 +69,7 @@ def _like_times_two(operands):
     return promote((operands[0], 2), DEFAULT)
 
 
-square = pointwise("square(Tensor self) -> Tensor", lambda xp, a: xp.multiply(a, a), _like_times_two)
+square = pointwise("square(Tensor self) -> Tensor", unary_math.square, _like_times_two)
 
 
 __all__ = ["pow", "float_power", "square"]

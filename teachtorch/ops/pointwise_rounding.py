@@ -12,16 +12,17 @@ tensor must have the result dtype exactly. `round` has two overloads (round, rou
 from .._dispatch_key import CompositeImplicitAutograd
 from .._dtype import bool_
 from ..dispatch.dispatcher import call, define, impl
-from ..kernels import pointwise_math
-from ._define import bind_method
-from .pointwise import OPS, alias, exact_out_dtype, not_implemented_for, pointwise, public_function, tensor_method
+from ..kernels import pointwise_math, unary_math
+from ._define import bind_method, public_name
+from .binding import public_function, tensor_method
+from .pointwise import OPS, Checks, alias, exact_out_dtype, not_implemented_for, pointwise
 
-abs = pointwise("abs(Tensor self) -> Tensor", lambda xp, a: xp.abs(a),
-                late_check=not_implemented_for("abs_cpu", bool_), out_check=exact_out_dtype)
+abs = pointwise("abs(Tensor self) -> Tensor", unary_math.abs,
+                checks=Checks(late=not_implemented_for('abs_cpu', bool_), out=exact_out_dtype))
 absolute = alias("absolute", "abs")
-sign = pointwise("sign(Tensor self) -> Tensor", pointwise_math.sign, out_check=exact_out_dtype)
+sign = pointwise("sign(Tensor self) -> Tensor", unary_math.sign, checks=Checks(out=exact_out_dtype))
 # sgn is sign for real numbers (z / |z| for complex ones)
-sgn = pointwise("sgn(Tensor self) -> Tensor", pointwise_math.sign, out_check=exact_out_dtype)
+sgn = pointwise("sgn(Tensor self) -> Tensor", unary_math.sign, checks=Checks(out=exact_out_dtype))
 
 
 def _relu_check(operands):
@@ -29,28 +30,28 @@ def _relu_check(operands):
         raise RuntimeError("Boolean inputs not supported for relu")
 
 
-relu = pointwise("relu(Tensor self) -> Tensor", lambda xp, a: xp.maximum(a, 0), check=_relu_check, out=False)
+relu = pointwise("relu(Tensor self) -> Tensor", unary_math.relu, checks=Checks(operands=_relu_check),
+                 variants=("method", "inplace"))
 # relu's backward (and threshold's): one elementwise pass, `grad_output` where `self > threshold`, else 0.
 # An op of its own, as in PyTorch, so the backward of a ReLU network is one kernel per layer, not three.
-threshold_backward = pointwise(
-    "threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor",
-    lambda xp, g, a, threshold: xp.where(a <= threshold, xp.zeros((), g.dtype), g), inplace=False, bind=False)
+threshold_backward = pointwise("threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor",
+                               pointwise_math.threshold_backward, variants=("out",))
 
-floor = pointwise("floor(Tensor self) -> Tensor", pointwise_math.rounding("floor"),
-                  late_check=not_implemented_for("floor_vml_cpu", bool_), out_check=exact_out_dtype)
-ceil = pointwise("ceil(Tensor self) -> Tensor", pointwise_math.rounding("ceil"),
-                 late_check=not_implemented_for("ceil_vml_cpu", bool_), out_check=exact_out_dtype)
-trunc = pointwise("trunc(Tensor self) -> Tensor", pointwise_math.rounding("trunc"),
-                  late_check=not_implemented_for("trunc_vml_cpu", bool_), out_check=exact_out_dtype)
+floor = pointwise("floor(Tensor self) -> Tensor", unary_math.floor,
+                  checks=Checks(late=not_implemented_for('floor_vml_cpu', bool_), out=exact_out_dtype))
+ceil = pointwise("ceil(Tensor self) -> Tensor", unary_math.ceil,
+                 checks=Checks(late=not_implemented_for('ceil_vml_cpu', bool_), out=exact_out_dtype))
+trunc = pointwise("trunc(Tensor self) -> Tensor", unary_math.trunc,
+                  checks=Checks(late=not_implemented_for('trunc_vml_cpu', bool_), out=exact_out_dtype))
 fix = alias("fix", "trunc")
-frac = pointwise("frac(Tensor self) -> Tensor", lambda xp, a: a - xp.trunc(a),
-                 late_check=not_implemented_for("frac_cpu", "integral"), out_check=exact_out_dtype)
+frac = pointwise("frac(Tensor self) -> Tensor", unary_math.frac,
+                 checks=Checks(late=not_implemented_for('frac_cpu', 'integral'), out=exact_out_dtype))
 
 # round: half to even (nearbyint), like NumPy's rint. With `decimals` it is another overload, which has no
 # integer kernel at all.
-_round_plain = pointwise("round(Tensor self) -> Tensor", pointwise_math.rounding("rint"),
-                         late_check=not_implemented_for("round_vml_cpu", bool_), out_check=exact_out_dtype,
-                         bind=False)
+_round_plain = pointwise("round(Tensor self) -> Tensor", unary_math.rint,
+                         checks=Checks(late=not_implemented_for('round_vml_cpu', bool_), out=exact_out_dtype),
+                         variants=("inplace", "out"))
 _ROUND, _ROUND_INPLACE, _ROUND_OUT = OPS["round"]
 
 
@@ -60,10 +61,9 @@ def _round_decimals_check(args, out_dtype, compute_dtype):
         raise NotImplementedError(f'"{kernel}" not implemented for \'{out_dtype._ptname}\'')
 
 
-_round_decimals_fn = pointwise("round.decimals(Tensor self, *, int decimals) -> Tensor",
-                               pointwise_math.round_decimals, late_check=_round_decimals_check,
-                               out_check=exact_out_dtype, name="round_decimals", bind=False,
-                               out_overload="decimals_out")
+_round_decimals_fn = pointwise("round.decimals(Tensor self, *, int decimals) -> Tensor", unary_math.round_decimals,
+                               checks=Checks(late=_round_decimals_check, out=exact_out_dtype),
+                               variants=("inplace", "out"), name="round_decimals", out_overload='decimals_out')
 _ROUND_D, _ROUND_D_INPLACE, _ROUND_D_OUT = OPS["round_decimals"]
 
 
@@ -79,7 +79,7 @@ def _round_method(op, decimals_op, name):
         if decimals is None:
             return call(op, (self,))
         return call(decimals_op, (self, decimals))
-    method.__name__ = method.__qualname__ = name
+    public_name(method, name)
     return method
 
 

@@ -16,11 +16,9 @@ from .._tensor import Tensor
 from ..dispatch.dispatcher import call
 from ..kernels import pointwise_math
 from ..kernels.pointwise import DEFAULT, check_inplace_shape_and_dtype, check_out, promote
-from ._define import bind_method
-from .pointwise import (
-    NUMBERS_OTHER, OPS, TYPEMETA_NAME, all_checks, as_operand, checked_scalar, not_implemented_for, opmath,
-    pointwise,
-)
+from ._define import bind_method, public_name
+from .binding import NUMBERS_OTHER, as_operand
+from .pointwise import OPS, TYPEMETA_NAME, Checks, all_checks, checked_scalar, not_implemented_for, opmath, pointwise
 
 
 # ---- clamp ------------------------------------------------------------------------------------------------
@@ -84,17 +82,18 @@ def _clamp_max_kernel_check(args, out_dtype, compute_dtype):
     _clamp_kernel_check((args[0], None, args[1]), out_dtype, compute_dtype)
 
 
-_clamp_fn = pointwise("clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor",
-                      pointwise_math.clamp, check=_clamp_check,
-                      late_check=all_checks(_bounds_fit, _clamp_kernel_check),
-                      inplace_check=_clamp_inplace_check, out_check=_clamp_out_check, name="clamp", bind=False,
-                      numbers_take_part=False)
-clamp_min = pointwise("clamp_min.Tensor(Tensor self, Tensor min) -> Tensor", lambda xp, a, lo: xp.maximum(a, lo),
-                      late_check=all_checks(_bounds_fit, _clamp_min_kernel_check), inplace_check=_clamp_inplace_check,
-                      out_check=_clamp_out_check, numbers=NUMBERS_OTHER, numbers_take_part=False)
-clamp_max = pointwise("clamp_max.Tensor(Tensor self, Tensor max) -> Tensor", lambda xp, a, hi: xp.minimum(a, hi),
-                      late_check=all_checks(_bounds_fit, _clamp_max_kernel_check), inplace_check=_clamp_inplace_check,
-                      out_check=_clamp_out_check, numbers=NUMBERS_OTHER, numbers_take_part=False)
+_clamp_fn = pointwise("clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor", pointwise_math.clamp,
+                      checks=Checks(operands=_clamp_check, late=all_checks(_bounds_fit, _clamp_kernel_check),
+                                    inplace=_clamp_inplace_check, out=_clamp_out_check),
+                      variants=("inplace", "out"), name="clamp", number_is_operand=False)
+clamp_min = pointwise("clamp_min.Tensor(Tensor self, Tensor min) -> Tensor", pointwise_math.clamp_min,
+                      checks=Checks(late=all_checks(_bounds_fit, _clamp_min_kernel_check),
+                                    inplace=_clamp_inplace_check, out=_clamp_out_check),
+                      numbers=NUMBERS_OTHER, number_is_operand=False)
+clamp_max = pointwise("clamp_max.Tensor(Tensor self, Tensor max) -> Tensor", pointwise_math.clamp_max,
+                      checks=Checks(late=all_checks(_bounds_fit, _clamp_max_kernel_check),
+                                    inplace=_clamp_inplace_check, out=_clamp_out_check),
+                      numbers=NUMBERS_OTHER, number_is_operand=False)
 _CLAMP, _CLAMP_INPLACE, _CLAMP_OUT = OPS["clamp"]
 
 
@@ -128,7 +127,7 @@ clip = clamp
 def _clamp_method(op, name):
     def method(self, min=None, max=None):
         return call(op, _clamp_args(name, self, min, max, True))
-    method.__name__ = method.__qualname__ = name
+    public_name(method, name)
     return method
 
 
@@ -166,9 +165,9 @@ def _where_out(out, out_dtype, shape, operands):
         raise RuntimeError(f"Expected out type to be {out_dtype._ptname} but got {out.dtype._ptname}")
 
 
-_where_fn = pointwise("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor",
-                      lambda xp, c, a, b: xp.where(c, a, b), _where_promotion, check=_where_check,
-                      late_check=_where_numbers_fit, out_check=_where_out, inplace=False, name="where", bind=False)
+_where_fn = pointwise("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", pointwise_math.where,
+                      _where_promotion, checks=Checks(operands=_where_check, late=_where_numbers_fit, out=_where_out),
+                      variants=("out",), name="where")
 _WHERE, _, _WHERE_OUT = OPS["where"]
 
 
@@ -208,10 +207,9 @@ def _lerp_late_check(args, out_dtype, compute_dtype):
         raise NotImplementedError(f'"{kernel}" not implemented for \'{out_dtype._ptname}\'')
 
 
-_lerp_fn = pointwise("lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor", pointwise_math.lerp,
-                     _self_dtype,
-                     check=_lerp_check, late_check=_lerp_late_check, name="lerp", bind=False, opmath_scalar=True,
-                     numbers_take_part=False)
+_lerp_fn = pointwise("lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor", pointwise_math.lerp, _self_dtype,
+                     checks=Checks(operands=_lerp_check, late=_lerp_late_check), variants=("inplace", "out"),
+                     name="lerp", number_in_opmath=True, number_is_operand=False)
 _LERP, _LERP_INPLACE, _LERP_OUT = OPS["lerp"]
 
 
@@ -252,9 +250,9 @@ def _addcdiv_check(operands):
 
 addcmul = pointwise("addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
                     pointwise_math.addcmul,
-                    late_check=all_checks(not_implemented_for("addcmul_cpu_out", bool_), _value_fits))
+                    checks=Checks(late=all_checks(not_implemented_for('addcmul_cpu_out', bool_), _value_fits)))
 addcdiv = pointwise("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
-                    pointwise_math.addcdiv, check=_addcdiv_check, late_check=_value_fits)
+                    pointwise_math.addcdiv, checks=Checks(operands=_addcdiv_check, late=_value_fits))
 
 
 __all__ = ["clamp", "clip", "clamp_min", "clamp_max", "where", "lerp", "addcmul", "addcdiv"]

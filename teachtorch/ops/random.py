@@ -1,4 +1,3 @@
-# Over 600 lines: torch.Generator and every random op's binding are one family (the array code: kernels/random.py)
 """Random numbers: generators, random factories (`rand`, `randint`, ...) and the in-place random fills.
 
 How PyTorch does it. A `torch.Generator` owns the state of a pseudo-random number generator: on the cpu a
@@ -20,262 +19,53 @@ strides. This is the bug class of shared/reference §5.2: on MPS every random in
 `uniform_`, ...) once silently did nothing on a transposed tensor, because the kernel filled a contiguous
 temporary and never copied it back. Here the only way to write is the one write path.
 
-This file holds the generators, the schemas, the registered kernels and the public functions; the array
-code (each distribution's checks, and the fills that draw the numbers) is in kernels/random.py.
+This file holds the schemas, the registration and the public functions. Below it, in kernels/: the
+generators (kernels/generator.py, re-exported here: `teachtorch.Generator`, `teachtorch.manual_seed`), the
+registered kernels (kernels/random_kernels.py), and the array code, each distribution's checks and the fills
+that draw the numbers (kernels/random.py).
 """
 
 import operator
-import secrets
-
-import numpy as np
 
 from .. import _dtype
-from .._device import as_device
-from .._strides import broadcast_shapes
 from .._tensor import Tensor
-from ..backends import empty as _empty_tensor
 from ..dispatch.schema import unpack_int64
-from ..kernels import random as K
-from ..kernels.pointwise import write_out
-from ._define import bind_method, define, method, register_kernel
-from .factories import (
-    _factory, _factory_out, _finish, _format_name, _is_index, _size_arg, _type_name, check_device, check_like_input,
-    check_out, check_requires_grad, strides_for,
+from ..kernels import random_kernels as RK
+from ..kernels.generator import (  # noqa: F401  (re-exported: teachtorch.Generator, teachtorch.manual_seed, ...)
+    Generator, _cuda_seed, cuda_default_generators, default_generator, default_generator_of, get_rng_state,
+    initial_seed, manual_seed, rng_of, seed, seed_cuda_generators, set_rng_state,
 )
-from .tensor_new import tensor
-
-# ---- generators ---------------------------------------------------------------------------------------------
-
-_DEFAULT_SEED = 67280421310721   # c10::detail::default_rng_seed_val: the seed of a new torch.Generator()
-_STATE_SIZE = 8 + 16 + 16 + 1 + 4  # seed, PCG64 state and increment, buffered 32-bit draw (see get_state)
-
-
-class Generator:
-    """`torch.Generator`: the state of one random number stream (here a NumPy PCG64 bit generator).
-
-    A cuda generator (`Generator("cuda")`) keeps the same kind of state and draws on the host; the numbers
-    are then copied to the GPU (backends/differences.py says why). PyTorch's cuda generators are Philox,
-    drawn on the GPU."""
-
-    def __init__(self, device="cpu"):
-        self.device = as_device(device)
-        if self.device.type == "cuda":
-            check_device(self.device)          # starts the cuda backend, or says what to install
-        elif self.device.type != "cpu":
-            raise RuntimeError(f"{self.device.type.upper()} device type not an accelerator.")
-        self.manual_seed(_DEFAULT_SEED)
-
-    def manual_seed(self, seed):
-        """Restart the stream from `seed` (an int; negative seeds wrap around to unsigned 64 bits)."""
-        if not _is_index(seed):
-            raise RuntimeError(f"manual_seed expected a long, but got {_type_name(seed)}")
-        seed = operator.index(seed)
-        if not -2**63 <= seed < 2**64:
-            raise ValueError("Overflow when unpacking long long")
-        self._seed = seed % 2**64
-        self._bit_generator = np.random.PCG64(self._seed)
-        self._rng = np.random.Generator(self._bit_generator)
-        return self
-
-    def seed(self):
-        """Seed from the operating system's entropy; returns the seed chosen."""
-        s = secrets.randbits(64)
-        self.manual_seed(s)
-        return s
-
-    def initial_seed(self):
-        return self._seed
-
-    def get_state(self):
-        """The whole state as a uint8 tensor (PyTorch's is 5056 bytes of Mersenne Twister; PCG64's is 45)."""
-        st = self._bit_generator.state
-        raw = (self._seed.to_bytes(8, "little") + st["state"]["state"].to_bytes(16, "little")
-               + st["state"]["inc"].to_bytes(16, "little") + bytes([st["has_uint32"]])
-               + st["uinteger"].to_bytes(4, "little"))
-        return tensor(list(raw), dtype=_dtype.uint8)
-
-    def set_state(self, new_state):
-        """Restore a state from `get_state()`; the stream continues exactly from there."""
-        if not isinstance(new_state, Tensor):
-            raise TypeError(f"expected a torch.ByteTensor, but got {_type_name(new_state)}")
-        if new_state.dtype is not _dtype.uint8:
-            raise TypeError("RNG state must be a torch.ByteTensor")
-        if new_state.numel() != _STATE_SIZE:
-            raise RuntimeError(f"Expected a PCG64 generator state of size {_STATE_SIZE} but found the input RNG "
-                               f"state size to be {new_state.numel()}")
-        raw = bytes(new_state.tolist())
-        self._seed = int.from_bytes(raw[0:8], "little")
-        self._bit_generator.state = {
-            "bit_generator": "PCG64",
-            "state": {"state": int.from_bytes(raw[8:24], "little"), "inc": int.from_bytes(raw[24:40], "little")},
-            "has_uint32": raw[40], "uinteger": int.from_bytes(raw[41:45], "little"),
-        }
-        return self
-
-    def __repr__(self):
-        return f"<teachtorch.Generator object (PCG64, initial_seed={self._seed})>"
-
-
-default_generator = Generator()
-default_generator.seed()   # like PyTorch's default cpu generator, seeded differently in every process
-
-
-def manual_seed(seed):
-    """Seed the default generators, cpu and every GPU's (PyTorch's `torch.manual_seed` converts with
-    `int(seed)` first and also seeds all cuda devices)."""
-    seed_cuda_generators(int(seed))
-    return default_generator.manual_seed(int(seed))
-
-
-_cuda_seed = [None]   # the seed a cuda generator made later starts from (torch.cuda.manual_seed before init)
-
-
-def seed_cuda_generators(seed):
-    """`torch.cuda.manual_seed_all`: every GPU's default generator, and those not made yet."""
-    _cuda_seed[0] = seed
-    for g in cuda_default_generators.values():
-        g.manual_seed(seed)
-
-
-def seed():
-    return default_generator.seed()
-
-
-def initial_seed():
-    return default_generator.initial_seed()
-
-
-def get_rng_state():
-    return default_generator.get_state()
-
-
-def set_rng_state(new_state):
-    default_generator.set_state(new_state)
-
-
-cuda_default_generators = {}    # GPU index -> its default generator (torch.cuda.default_generators)
-
-
-def default_generator_of(device):
-    """The default generator of a device: one for the cpu, one per GPU."""
-    if device is None or device.type != "cuda":
-        return default_generator
-    g = cuda_default_generators.get(device.index)
-    if g is None:
-        g = cuda_default_generators[device.index] = Generator(device)
-        if _cuda_seed[0] is not None:
-            g.manual_seed(_cuda_seed[0])
-    return g
-
-
-def _rng(generator, fn="random", device=None):
-    """The NumPy random stream to draw from: `generator`'s, or the default generator of `device`."""
-    if generator is None:
-        return default_generator_of(device)._rng
-    if not isinstance(generator, Generator):
-        raise TypeError(f"{fn}(): argument 'generator' must be torch.Generator, not {_type_name(generator)}")
-    if device is not None and device.type != "meta" and generator.device.type != device.type:
-        raise RuntimeError(f"Expected a '{device.type}' device type for generator but found "
-                           f"'{generator.device.type}'")
-    return generator._rng
-
+from ._define import bind_method, define, kernel_op, method, register_kernel
+from .factories import (
+    _factory, _finish, _format_name, _is_index, _size_arg, _type_name, check_device, check_like_input, check_out,
+    check_requires_grad,
+)
 
 # ---- in-place fills -------------------------------------------------------------------------------------
 
 
-def uniform__kernel(ks, self, from_, to, generator):
-    """Uniform on [from, to)."""
-    K.check_uniform(self, from_, to)
-    return K.fill_uniform(self, _rng(generator, "uniform_", self.device), from_, to)
-
-
-def normal__kernel(ks, self, mean, std, generator):
-    """Normal with the given mean and standard deviation."""
-    if not K.check_normal(self, std):
-        return self
-    return K.fill_normal(self, _rng(generator, "normal_", self.device), mean, std)
-
-
-def random__kernel(ks, self, from_, to, generator):
-    """`random_(from, to)`: integers in [from, to). `to=None`: up to the dtype's largest value (inclusive)."""
-    low, high = K.random_range(self, from_, to)
-    return K.fill_integers(self, _rng(generator, "random_", self.device), low, high)
-
-
-def random_default_kernel(ks, self, generator):
-    """`random_()`: integers in [0, largest]: the dtype's max for integers, 2**digits for floats, {0, 1} for bool."""
-    high = K.random_default_high(self)
-    return K.fill_integers(self, _rng(generator, "random_", self.device), 0, high)
-
-
-def bernoulli_float_kernel(ks, self, p, generator):
-    """Each element 1 with probability p, else 0 (any dtype)."""
-    K.check_bernoulli_p(p)
-    return K.fill_bernoulli(self, _rng(generator, "bernoulli_", self.device), p)
-
-
-def bernoulli_tensor_kernel(ks, self, p, generator):
-    """Element i is 1 with probability p[i]; `p` broadcasts to self's shape."""
-    probs = K.bernoulli_probabilities(self, p)
-    if probs is None:
-        return self
-    return K.fill_bernoulli(self, _rng(generator, "bernoulli_", self.device), probs)
-
-
-def exponential__kernel(ks, self, lambd, generator):
-    """Exponential with rate `lambd` (mean 1 / lambd)."""
-    if not K.check_exponential(self, lambd):
-        return self
-    return K.fill_exponential(self, _rng(generator, "exponential_", self.device), lambd)
-
-
-def geometric__kernel(ks, self, p, generator):
-    """Number of Bernoulli(p) trials up to the first success: 1, 2, 3, ..."""
-    if not K.check_geometric(self, p):
-        return self
-    return K.fill_geometric(self, _rng(generator, "geometric_", self.device), p)
-
-
-def log_normal__kernel(ks, self, mean, std, generator):
-    """exp(X) for X normal with the given mean and std."""
-    if not K.check_log_normal(self, std):
-        return self
-    return K.fill_log_normal(self, _rng(generator, "log_normal_", self.device), mean, std)
-
-
-def cauchy__kernel(ks, self, median, sigma, generator):
-    """Cauchy: median + sigma * tan(pi * (U - 1/2))."""
-    K.check_cauchy(self, sigma)
-    return K.fill_cauchy(self, _rng(generator, "cauchy_", self.device), median, sigma)
-
-
-def _inplace(schema, kernel):
-    op = define(schema)
-    register_kernel(op, kernel)
-    return op
-
-
-uniform__op = _inplace("uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> "
-                       "Tensor(a!)", uniform__kernel)
-normal__op = _inplace("normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> "
-                      "Tensor(a!)", normal__kernel)
-random_from_op = _inplace("random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> "
-                          "Tensor(a!)", random__kernel)
-random_to_op = _inplace("random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)",
-                        lambda ks, self, to, generator: random__kernel(ks, self, 0, to, generator))
-random__op = _inplace("random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)", random_default_kernel)
-bernoulli_float_op = _inplace("bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> "
-                              "Tensor(a!)", bernoulli_float_kernel)
-bernoulli_tensor_op = _inplace("bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> "
-                               "Tensor(a!)", bernoulli_tensor_kernel)
-exponential__op = _inplace("exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> "
-                           "Tensor(a!)", exponential__kernel)
-geometric__op = _inplace("geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)",
-                         geometric__kernel)
-log_normal__op = _inplace("log_normal_(Tensor(a!) self, float mean=1, float std=2, *, Generator? generator=None) "
-                          "-> Tensor(a!)", log_normal__kernel)
-cauchy__op = _inplace("cauchy_(Tensor(a!) self, float median=0, float sigma=1, *, Generator? generator=None) -> "
-                      "Tensor(a!)", cauchy__kernel)
+uniform__op = kernel_op("uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> "
+                        "Tensor(a!)", RK.uniform__kernel)
+normal__op = kernel_op("normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> "
+                       "Tensor(a!)", RK.normal__kernel)
+random_from_op = kernel_op("random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> "
+                           "Tensor(a!)", RK.random__kernel)
+random_to_op = kernel_op("random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)",
+                         RK.random_to_kernel)
+random__op = kernel_op("random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)",
+                       RK.random_default_kernel)
+bernoulli_float_op = kernel_op("bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> "
+                               "Tensor(a!)", RK.bernoulli_float_kernel)
+bernoulli_tensor_op = kernel_op("bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> "
+                                "Tensor(a!)", RK.bernoulli_tensor_kernel)
+exponential__op = kernel_op("exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> "
+                            "Tensor(a!)", RK.exponential__kernel)
+geometric__op = kernel_op("geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)",
+                          RK.geometric__kernel)
+log_normal__op = kernel_op("log_normal_(Tensor(a!) self, float mean=1, float std=2, *, Generator? generator=None) "
+                           "-> Tensor(a!)", RK.log_normal__kernel)
+cauchy__op = kernel_op("cauchy_(Tensor(a!) self, float median=0, float sigma=1, *, Generator? generator=None) -> "
+                       "Tensor(a!)", RK.cauchy__kernel)
 
 _RANDOM_SIGNATURES = (" * (*, torch.Generator generator = None)\n"
                       " * (int from, int to, *, torch.Generator generator = None)\n"
@@ -310,60 +100,32 @@ def bernoulli_(self, p=0.5, *, generator=None):
 
 # ---- random factories -------------------------------------------------------------------------------------
 
+
 _RANDOM_TAIL = "*, Generator? generator=None, ScalarType? dtype=None, Device? device=None"
 
-
-def _rand_kernel(ks, size, generator, dtype, device):
-    t = _empty_tensor(size, dtype or _dtype.get_default_dtype(), device)
-    return uniform__kernel(ks, t, 0.0, 1.0, generator)   # torch: empty(size).uniform_(0, 1)
-
-
-def _randn_kernel(ks, size, generator, dtype, device):
-    t = _empty_tensor(size, dtype or _dtype.get_default_dtype(), device)
-    return normal__kernel(ks, t, 0.0, 1.0, generator)
-
-
-def _randint_kernel(ks, low, high, size, generator, dtype, device):
-    t = _empty_tensor(size, dtype or _dtype.int64, device)
-    return random__kernel(ks, t, low, high, generator)   # torch: empty(size, dtype).random_(low, high)
-
-
-def _randperm_kernel(ks, n, generator, dtype, device):
-    dtype = dtype or _dtype.int64
-    t = _empty_tensor((n,), dtype, device)   # PyTorch: empty(n), then randperm_out's checks
-    K.check_randperm(n, dtype)
-    return K.fill_permutation(t, _rng(generator, "randperm", t.device), n)
-
-
-def _normal_float_float_kernel(ks, mean, std, size, generator, dtype, device):
-    if not std >= 0.0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {K.cpp_double(std)}")
-    t = _empty_tensor(size, dtype or _dtype.get_default_dtype(), device)
-    return normal__kernel(ks, t, mean, std, generator)
-
-
-rand_op = _factory(f"rand(SymInt[] size, {_RANDOM_TAIL}) -> Tensor", _rand_kernel)
-randn_op = _factory(f"randn(SymInt[] size, {_RANDOM_TAIL}) -> Tensor", _randn_kernel)
+rand_op = _factory(f"rand(SymInt[] size, {_RANDOM_TAIL}) -> Tensor", RK.rand_kernel)
+randn_op = _factory(f"randn(SymInt[] size, {_RANDOM_TAIL}) -> Tensor", RK.randn_kernel)
 randint_op = _factory(f"randint.low(SymInt low, SymInt high, SymInt[] size, {_RANDOM_TAIL}) -> Tensor",
-                      _randint_kernel)
-randperm_op = _factory(f"randperm(SymInt n, {_RANDOM_TAIL}) -> Tensor", _randperm_kernel)
+                      RK.randint_kernel)
+randperm_op = _factory(f"randperm(SymInt n, {_RANDOM_TAIL}) -> Tensor", RK.randperm_kernel)
 normal_float_float_op = _factory(f"normal.float_float(float mean, float std, SymInt[] size, {_RANDOM_TAIL}) -> "
-                                 "Tensor", _normal_float_float_kernel)
-rand_out_op = _factory_out("rand.out(SymInt[] size, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)",
-                           _rand_kernel)
-randn_out_op = _factory_out("randn.out(SymInt[] size, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)",
-                            _randn_kernel)
-randint_out_op = _factory_out("randint.low_out(SymInt low, SymInt high, SymInt[] size, *, Generator? generator="
-                              "None, Tensor(a!) out) -> Tensor(a!)", _randint_kernel)
-randperm_out_op = _factory_out("randperm.out(SymInt n, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)",
-                               _randperm_kernel)
-normal_float_float_out_op = _factory_out("normal.float_float_out(float mean, float std, SymInt[] size, *, "
-                                         "Generator? generator=None, Tensor(a!) out) -> Tensor(a!)",
-                                         _normal_float_float_kernel)
+                                 "Tensor", RK.normal_float_float_kernel)
+rand_out_op = kernel_op("rand.out(SymInt[] size, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)",
+                        RK.rand_out_kernel)
+randn_out_op = kernel_op("randn.out(SymInt[] size, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)",
+                         RK.randn_out_kernel)
+randint_out_op = kernel_op("randint.low_out(SymInt low, SymInt high, SymInt[] size, *, Generator? generator=None, "
+                           "Tensor(a!) out) -> Tensor(a!)", RK.randint_out_kernel)
+randperm_out_op = kernel_op("randperm.out(SymInt n, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)",
+                            RK.randperm_out_kernel)
+normal_float_float_out_op = kernel_op("normal.float_float_out(float mean, float std, SymInt[] size, *, "
+                                      "Generator? generator=None, Tensor(a!) out) -> Tensor(a!)",
+                                      RK.normal_float_float_out_kernel)
+
 
 
 def _random_factory(op, out_op, fn, args, generator, dtype, device, requires_grad, out):
-    _rng(generator, fn)   # a wrong generator= is refused first
+    rng_of(generator, fn)   # a wrong generator= is refused first
     if out is not None:
         check_out(fn, out, dtype)
         return out_op(*args, generator=generator, out=out)
@@ -473,34 +235,20 @@ _LIKE_TAIL = ("*, Generator? generator=None, ScalarType? dtype=None, Device? dev
               "MemoryFormat? memory_format=None")
 
 
-def _like_empty(self, dtype, device, memory_format):
-    device = as_device(device) if device is not None else self.device
-    return _empty_tensor(self._sizes, dtype or self.dtype, device, strides_for(self, memory_format))
-
-
-def _rand_like_kernel(ks, self, generator, dtype, device, memory_format):
-    return uniform__kernel(ks, _like_empty(self, dtype, device, memory_format), 0.0, 1.0, generator)
-
-
-def _randn_like_kernel(ks, self, generator, dtype, device, memory_format):
-    return normal__kernel(ks, _like_empty(self, dtype, device, memory_format), 0.0, 1.0, generator)
-
-
-def _randint_like_kernel(ks, self, low, high, generator, dtype, device, memory_format):
-    return random__kernel(ks, _like_empty(self, dtype, device, memory_format), low, high, generator)
 
 
 rand_like_op = define(f"rand_like(Tensor self, {_LIKE_TAIL}) -> Tensor")
-register_kernel(rand_like_op, _rand_like_kernel)
+register_kernel(rand_like_op, RK.rand_like_kernel)
 randn_like_op = define(f"randn_like(Tensor self, {_LIKE_TAIL}) -> Tensor")
-register_kernel(randn_like_op, _randn_like_kernel)
+register_kernel(randn_like_op, RK.randn_like_kernel)
 randint_like_op = define(f"randint_like.low_dtype(Tensor self, SymInt low, SymInt high, {_LIKE_TAIL}) -> Tensor")
-register_kernel(randint_like_op, _randint_like_kernel)
+register_kernel(randint_like_op, RK.randint_like_kernel)
+
 
 
 def _random_like(op, fn, input, *args, generator, dtype, device, requires_grad, memory_format):
     check_like_input(fn, input)
-    _rng(generator, fn)
+    rng_of(generator, fn)
     device = None if device is None else check_device(device)
     return _finish(op(input, *args, generator=generator, dtype=dtype, device=device,
                       memory_format=_format_name(memory_format)), requires_grad)
@@ -536,71 +284,18 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=
 # ---- normal, bernoulli, multinomial -------------------------------------------------------------------------
 
 
-def _normal_from(out, mean, std, generator):
-    """`out.normal_(0, 1).mul_(std).add_(mean)` (normal_out_impl in DistributionTemplates.h), in one write."""
-    normal__kernel(None, out, 0.0, 1.0, generator)
-    if out._storage._data is None or out.numel() == 0:
-        return out
-    K.scale_and_shift(out, std, mean)
-    return out
-
-
-def _normal_tensor_tensor_kernel(ks, mean, std, generator):
-    K.check_std_tensor(std)
-    shape = broadcast_shapes(mean._sizes, std._sizes)
-    out = _empty_tensor(shape, mean.dtype, mean.device)   # the result has mean's dtype, contiguous
-    return _normal_from(out, mean, std, generator)
-
-
-def _normal_tensor_float_kernel(ks, mean, std, generator):
-    if not std >= 0.0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {K.cpp_double(std)}")
-    return _normal_from(_empty_tensor(mean._sizes, mean.dtype, mean.device), mean, std, generator)
-
-
-def _normal_float_tensor_kernel(ks, mean, std, generator):
-    K.check_std_tensor(std)
-    return _normal_from(_empty_tensor(std._sizes, std.dtype, std.device), mean, std, generator)
-
-
-normal_tensor_tensor_op = define("normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> "
-                                 "Tensor")
-register_kernel(normal_tensor_tensor_op, _normal_tensor_tensor_kernel)
-normal_tensor_float_op = define("normal.Tensor_float(Tensor mean, float std=1, *, Generator? generator=None) -> "
-                                "Tensor")
-register_kernel(normal_tensor_float_op, _normal_tensor_float_kernel)
-normal_float_tensor_op = define("normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> "
-                                "Tensor")
-register_kernel(normal_float_tensor_op, _normal_float_tensor_kernel)
-
-
-def _out_of(schema, kernel, check=None):
-    """An `out=` overload: compute with the functional `kernel`, then write_out (checks, resize, the write path)."""
-    op = define(schema)
-
-    def out_kernel(ks, *args):
-        *args, out = args
-        if check is not None:
-            check(out)
-        result = kernel(ks, *args)
-        data = None if result._storage._data is None else result._data()
-        return write_out(out, data, out.dtype, result._sizes)
-
-    register_kernel(op, out_kernel)
-    return op
-
-
-def _float_out(out):
-    if not out.dtype.is_floating_point:
-        raise K.not_implemented("normal_kernel_cpu", out)
-
-
-normal_tensor_tensor_out_op = _out_of("normal.Tensor_Tensor_out(Tensor mean, Tensor std, *, Generator? generator="
-                                      "None, Tensor(a!) out) -> Tensor(a!)", _normal_tensor_tensor_kernel, _float_out)
-normal_tensor_float_out_op = _out_of("normal.Tensor_float_out(Tensor mean, float std=1, *, Generator? generator=None, "
-                                     "Tensor(a!) out) -> Tensor(a!)", _normal_tensor_float_kernel, _float_out)
-normal_float_tensor_out_op = _out_of("normal.float_Tensor_out(float mean, Tensor std, *, Generator? generator=None, "
-                                     "Tensor(a!) out) -> Tensor(a!)", _normal_float_tensor_kernel, _float_out)
+normal_tensor_tensor_op = kernel_op("normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> "
+                                    "Tensor", RK.normal_tensor_tensor_kernel)
+normal_tensor_float_op = kernel_op("normal.Tensor_float(Tensor mean, float std=1, *, Generator? generator=None) -> "
+                                   "Tensor", RK.normal_tensor_float_kernel)
+normal_float_tensor_op = kernel_op("normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> "
+                                   "Tensor", RK.normal_float_tensor_kernel)
+normal_tensor_tensor_out_op = kernel_op("normal.Tensor_Tensor_out(Tensor mean, Tensor std, *, Generator? generator="
+                                        "None, Tensor(a!) out) -> Tensor(a!)", RK.normal_tensor_tensor_out_kernel)
+normal_tensor_float_out_op = kernel_op("normal.Tensor_float_out(Tensor mean, float std=1, *, Generator? generator="
+                                       "None, Tensor(a!) out) -> Tensor(a!)", RK.normal_tensor_float_out_kernel)
+normal_float_tensor_out_op = kernel_op("normal.float_Tensor_out(float mean, Tensor std, *, Generator? generator="
+                                       "None, Tensor(a!) out) -> Tensor(a!)", RK.normal_float_tensor_out_kernel)
 
 _NORMAL_SIGNATURES = (
     " * (Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
@@ -620,7 +315,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, de
     """Normal samples: `normal(mean, std)` with tensors (broadcast) or numbers, or `normal(m, s, size)`."""
     given = _type_names([mean, std] if size is None else [mean, std, size])
     check_requires_grad(requires_grad, "normal", signatures=_NORMAL_SIGNATURES, given=given)
-    _rng(generator, "normal")
+    rng_of(generator, "normal")
     if size is not None:
         args = (_float_arg(mean), _float_arg(std), _size_arg((size,), "normal"))
         return _random_factory(normal_float_float_op, normal_float_float_out_op, "normal", args, generator, dtype,
@@ -641,22 +336,11 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, de
     return op(*args, generator=generator)
 
 
-def _bernoulli_kernel(ks, self, generator):
-    out = _empty_tensor(self._sizes, self.dtype, self.device)   # contiguous, like empty_like(self, contiguous)
-    return bernoulli_tensor_kernel(ks, out, self, generator)
-
-
-def _bernoulli_p_kernel(ks, self, p, generator):
-    out = _empty_tensor(self._sizes, self.dtype, self.device)
-    return bernoulli_float_kernel(ks, out, p, generator)
-
-
-bernoulli_op = define("bernoulli(Tensor self, *, Generator? generator=None) -> Tensor")
-register_kernel(bernoulli_op, _bernoulli_kernel)
-bernoulli_p_op = define("bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor")
-register_kernel(bernoulli_p_op, _bernoulli_p_kernel)
-bernoulli_out_op = _out_of("bernoulli.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)",
-                           _bernoulli_kernel)
+bernoulli_op = kernel_op("bernoulli(Tensor self, *, Generator? generator=None) -> Tensor", RK.bernoulli_kernel)
+bernoulli_p_op = kernel_op("bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor",
+                           RK.bernoulli_p_kernel)
+bernoulli_out_op = kernel_op("bernoulli.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)",
+                             RK.bernoulli_out_kernel)
 
 
 def bernoulli(input, p=None, *, generator=None, out=None):
@@ -669,27 +353,10 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     return bernoulli_op(input, generator=generator)
 
 
-def _multinomial_kernel(ks, self, num_samples, replacement, generator):
-    shape = K.check_multinomial(self, num_samples, replacement)
-    out = _empty_tensor(shape, _dtype.int64, self.device)
-    if out.numel() == 0 or out._storage._data is None:
-        return out
-    probs = K.multinomial_probabilities(self, num_samples)
-    return K.fill_multinomial(out, probs, num_samples, replacement, _rng(generator, "multinomial", self.device))
-
-
-multinomial_op = define("multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? "
-                        "generator=None) -> Tensor")
-register_kernel(multinomial_op, _multinomial_kernel)
-
-
-def _long_out(out):
-    if out.dtype is not _dtype.int64:
-        raise RuntimeError(f"multinomial expects Long tensor out, got: {out.dtype._ptname}")
-
-
-multinomial_out_op = _out_of("multinomial.out(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? "
-                             "generator=None, Tensor(a!) out) -> Tensor(a!)", _multinomial_kernel, _long_out)
+multinomial_op = kernel_op("multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? "
+                           "generator=None) -> Tensor", RK.multinomial_kernel)
+multinomial_out_op = kernel_op("multinomial.out(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? "
+                               "generator=None, Tensor(a!) out) -> Tensor(a!)", RK.multinomial_out_kernel)
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):

@@ -19,11 +19,10 @@ a tuple you can unpack or index, whose fields also have names (ops/return_types.
 import functools
 
 from .. import _dtype, _strides
-from .._dispatch_key import CompositeImplicitAutograd
 from .._tensor import Tensor
 from ..dispatch.dispatcher import lookup
 from ..kernels import reduction_kernels as R
-from ._define import bind_method, composite_op, kernel_op
+from ._define import bind_method, composite_op, kernel_op, public_name
 from .return_types import return_types, structseq
 
 for _name, _fields in [("max", ("values", "indices")), ("min", ("values", "indices")),
@@ -34,23 +33,6 @@ for _name, _fields in [("max", ("values", "indices")), ("min", ("values", "indic
 
 
 # ---- helpers ------------------------------------------------------------------------------------------------
-
-
-def _op(schema, kernel, *, composite=False):
-    """Define one reduction op from its schema: the one way every op of this file is made.
-
-    `kernel(ks, *args)` is its backend kernel (CPU, CUDA, Meta; from kernels/reduction_kernels.py); with
-    `composite=True`, `kernel(*args)` calls other ops instead (CompositeImplicitAutograd). The trace names each
-    after its overload, as the kernels of kernels/reduction_kernels.py are named (`sum_dim_IntList_kernel`);
-    those a factory makes for max and min alike get the name here (`max_dim_kernel`, and `max_other`).
-    """
-    name = schema.split("(", 1)[0].replace(".", "_")
-    if composite:
-        op = composite_op(schema, kernel)
-        op.kernels[CompositeImplicitAutograd].__qualname__ = name
-        return op
-    kernel.__qualname__ = name + "_kernel"
-    return kernel_op(schema, kernel)
 
 
 def _dims_arg(dim, name):
@@ -78,11 +60,12 @@ def _int_arg(dim, name):
 # ---- sum, nansum, prod ------------------------------------------------------------------------------------
 
 
-_sum = _op("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", R.sum_kernel)
-_sum_dim = _op("sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-               R.sum_dim_IntList_kernel)
-_sum_out = _op("sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, "
-               "Tensor(a!) out) -> Tensor(a!)", R.sum_IntList_out_kernel)
+_sum = kernel_op("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", R.sum_kernel)
+_sum_dim = kernel_op(
+    "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+    R.sum_dim_IntList_kernel)
+_sum_out = kernel_op("sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, "
+                     "Tensor(a!) out) -> Tensor(a!)", R.sum_IntList_out_kernel)
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -95,10 +78,10 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     return _sum_dim(input, dim, keepdim, dtype=dtype)
 
 
-_nansum = _op("nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-              R.nansum_kernel)
-_nansum_out = _op("nansum.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, "
-                  "Tensor(a!) out) -> Tensor(a!)", R.nansum_out_kernel)
+_nansum = kernel_op("nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+                    R.nansum_kernel)
+_nansum_out = kernel_op("nansum.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, "
+                        "Tensor(a!) out) -> Tensor(a!)", R.nansum_out_kernel)
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -109,11 +92,11 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     return _nansum(input, dim, keepdim, dtype=dtype)
 
 
-_prod = _op("prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", R.prod_kernel)
-_prod_dim = _op("prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-                R.prod_dim_int_kernel)
-_prod_out = _op("prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, "
-                "Tensor(a!) out) -> Tensor(a!)", R.prod_int_out_kernel)
+_prod = kernel_op("prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", R.prod_kernel)
+_prod_dim = kernel_op("prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+                      R.prod_dim_int_kernel)
+_prod_out = kernel_op("prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, "
+                      "Tensor(a!) out) -> Tensor(a!)", R.prod_int_out_kernel)
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -131,11 +114,11 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
 # ---- mean, nanmean ----------------------------------------------------------------------------------------
 
 
-_mean = _op("mean(Tensor self, *, ScalarType? dtype=None) -> Tensor", R.mean_kernel)
-_mean_dim = _op("mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-                R.mean_dim_kernel)
-_mean_out = _op("mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, "
-                "Tensor(a!) out) -> Tensor(a!)", R.mean_out_kernel)
+_mean = kernel_op("mean(Tensor self, *, ScalarType? dtype=None) -> Tensor", R.mean_kernel)
+_mean_dim = kernel_op("mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+                      R.mean_dim_kernel)
+_mean_out = kernel_op("mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, "
+                      "Tensor(a!) out) -> Tensor(a!)", R.mean_out_kernel)
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -155,10 +138,11 @@ def _nanmean_composite(self, dim, keepdim, dtype):
     return _nansum(self, dim, keepdim, dtype=dtype).div(count)
 
 
-_nanmean = _op("nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-               _nanmean_composite, composite=True)
-_nanmean_out = _op("nanmean.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, "
-                   "Tensor(a!) out) -> Tensor(a!)", R.nanmean_out_kernel)
+_nanmean = composite_op(
+    "nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+    _nanmean_composite)
+_nanmean_out = kernel_op("nanmean.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, "
+                         "Tensor(a!) out) -> Tensor(a!)", R.nanmean_out_kernel)
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -185,13 +169,15 @@ def _extreme_ops(kind):
         return lookup("maximum.out" if kind == "max" else "minimum.out")(self, other, out=out)
 
     return (
-        _op(f"{kind}(Tensor self) -> Tensor", full_kernel),
-        _op(f"{kind}.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", unary_out_kernel),
-        _op(f"{kind}.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", dim_kernel),
-        _op(f"{kind}.dim_{kind}(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) {kind}, Tensor(b!) {idx_name}) "
+        kernel_op(f"{kind}(Tensor self) -> Tensor", full_kernel),
+        kernel_op(f"{kind}.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", unary_out_kernel),
+        kernel_op(
+            f"{kind}.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", dim_kernel),
+        kernel_op(
+            f"{kind}.dim_{kind}(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) {kind}, Tensor(b!) {idx_name}) "
             "-> (Tensor(a!) values, Tensor(b!) indices)", dim_out_kernel),
-        _op(f"{kind}.other(Tensor self, Tensor other) -> Tensor", other, composite=True),
-        _op(f"{kind}.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", other_out, composite=True),
+        composite_op(f"{kind}.other(Tensor self, Tensor other) -> Tensor", other),
+        composite_op(f"{kind}.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", other_out),
     )
 
 
@@ -219,7 +205,7 @@ def _extreme_function(kind, ops):
             raise TypeError(f"expected tuple of 2 elements but got {len(out) if isinstance(out, (tuple, list)) else 1}")
         return named_out(along_out(input, dim, keepdim, out[0], out[1]))
 
-    fn.__name__ = fn.__qualname__ = kind
+    public_name(fn, kind)
     fn.__doc__ = (f"`{kind}(x)`: the {kind}imum element (0-d). `{kind}(x, dim, keepdim=False)`: a named tuple "
                   f"(values, indices), the index of the first {kind}imum along `dim` (NaN counts as the {kind}imum). "
                   f"`{kind}(x, other)`: the elementwise {kind}imum.")
@@ -232,15 +218,15 @@ min = _extreme_function("min", _MIN_OPS)
 
 def _amax_ops(kind):
     kernel, out_kernel = R.amax_kernels(kind)
-    op = _op(f"{kind}(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", kernel)
-    out_op = _op(f"{kind}.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)",
-                 out_kernel)
+    op = kernel_op(f"{kind}(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", kernel)
+    out_op = kernel_op(f"{kind}.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)",
+                       out_kernel)
 
     def fn(input, dim=(), keepdim=False, *, out=None):
         dim = _dims_arg(dim, kind)
         return op(input, dim, keepdim) if out is None else out_op(input, dim, keepdim, out=out)
 
-    fn.__name__ = fn.__qualname__ = kind
+    public_name(fn, kind)
     fn.__doc__ = f"The {kind[1:]}imum over `dim` (an int or a tuple; () means all). Values only, NaN propagates."
     return fn
 
@@ -249,10 +235,11 @@ amax = _amax_ops("amax")
 amin = _amax_ops("amin")
 
 
-_aminmax = _op("aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)",
-               R.aminmax_kernel)
-_aminmax_out = _op("aminmax.out(Tensor self, *, int? dim=None, bool keepdim=False, Tensor(a!) min, Tensor(b!) max) "
-                   "-> (Tensor(a!) min, Tensor(b!) max)", R.aminmax_out_kernel)
+_aminmax = kernel_op("aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)",
+                     R.aminmax_kernel)
+_aminmax_out = kernel_op(
+    "aminmax.out(Tensor self, *, int? dim=None, bool keepdim=False, Tensor(a!) min, Tensor(b!) max) "
+    "-> (Tensor(a!) min, Tensor(b!) max)", R.aminmax_out_kernel)
 
 
 def aminmax(input, *, dim=None, keepdim=False, out=None):
@@ -266,16 +253,16 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
 
 def _argext_ops(kind):
     kernel, out_kernel = R.arg_extreme_kernels(kind)
-    op = _op(f"{kind}(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", kernel)
-    out_op = _op(f"{kind}.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)",
-                 out_kernel)
+    op = kernel_op(f"{kind}(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", kernel)
+    out_op = kernel_op(f"{kind}.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)",
+                       out_kernel)
 
     def fn(input, dim=None, keepdim=False, *, out=None):
         if dim is not None:
             dim = _int_arg(dim, kind)
         return op(input, dim, keepdim) if out is None else out_op(input, dim, keepdim, out=out)
 
-    fn.__name__ = fn.__qualname__ = kind
+    public_name(fn, kind)
     fn.__doc__ = (f"Index of the first {kind[3:]}imum along `dim`; with dim=None, into the flattened input. "
                   "NaN counts as the extreme.")
     return fn
@@ -291,17 +278,17 @@ argmin = _argext_ops("argmin")
 def _var_ops(kind):
     """var / std, and the out= form."""
     kernel, out_kernel = R.var_std_kernels(kind)
-    op = _op(f"{kind}.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) "
-             "-> Tensor", kernel)
-    out_op = _op(f"{kind}.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
-                 "bool keepdim=False, Tensor(a!) out) -> Tensor(a!)", out_kernel)
+    op = kernel_op(f"{kind}.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) "
+                   "-> Tensor", kernel)
+    out_op = kernel_op(f"{kind}.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
+                       "bool keepdim=False, Tensor(a!) out) -> Tensor(a!)", out_kernel)
     return op, out_op
 
 
 def _var_mean_op(kind):
     kernel = R.var_mean_kernel(kind)
-    return _op(f"{kind}_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
-               "bool keepdim=False) -> (Tensor, Tensor)", kernel)
+    return kernel_op(f"{kind}_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
+                     "bool keepdim=False) -> (Tensor, Tensor)", kernel)
 
 
 _var, _var_out = _var_ops("var")
@@ -330,7 +317,7 @@ def _var_function(name, op, out_op):
             return out_op(input, dim, correction=correction, keepdim=keepdim, out=out)
         return op(input, dim, correction=correction, keepdim=keepdim)
 
-    fn.__name__ = fn.__qualname__ = name
+    public_name(fn, name)
     return fn
 
 
@@ -356,9 +343,10 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 # ---- logsumexp ----------------------------------------------------------------------------------------------
 
 
-_logsumexp = _op("logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor", R.logsumexp_kernel)
-_logsumexp_out = _op("logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)",
-                     R.logsumexp_out_kernel)
+_logsumexp = kernel_op("logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor", R.logsumexp_kernel)
+_logsumexp_out = kernel_op(
+    "logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)",
+    R.logsumexp_out_kernel)
 
 
 def logsumexp(input, dim, keepdim=False, *, out=None):
@@ -370,10 +358,11 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
 # ---- norms --------------------------------------------------------------------------------------------------
 
 
-_vector_norm = _op("linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, "
-                   "ScalarType? dtype=None) -> Tensor", R.linalg_vector_norm_kernel)
-_vector_norm_out = _op("linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, "
-                       "ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", R.linalg_vector_norm_out_kernel)
+_vector_norm = kernel_op("linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, "
+                         "ScalarType? dtype=None) -> Tensor", R.linalg_vector_norm_kernel)
+_vector_norm_out = kernel_op(
+    "linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, "
+    "ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", R.linalg_vector_norm_out_kernel)
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -441,16 +430,16 @@ def _softmax_ops(kind):
         converted = self if dtype is None else self.to(dtype)
         return private(converted, dim, False)
 
-    private = _op(f"_{kind}(Tensor self, int dim, bool half_to_float) -> Tensor", kernel)
-    op = _op(f"{kind}.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", int_composite, composite=True)
-    out_op = _op(f"{kind}.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)",
-                 out_kernel)
+    private = kernel_op(f"_{kind}(Tensor self, int dim, bool half_to_float) -> Tensor", kernel)
+    op = composite_op(f"{kind}.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", int_composite)
+    out_op = kernel_op(f"{kind}.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)",
+                       out_kernel)
 
     def fn(input, dim, dtype=None, *, out=None):
         dim = _int_arg(dim, kind)
         return op(input, dim, dtype) if out is None else out_op(input, dim, dtype, out=out)
 
-    fn.__name__ = fn.__qualname__ = kind
+    public_name(fn, kind)
     return fn, private
 
 
@@ -465,10 +454,11 @@ log_softmax.__doc__ = "log(softmax(x)) along `dim`, computed as (x - max) - log(
 
 def _cumulative_ops(kind):
     kernel, inplace_kernel, out_kernel = R.cumulative_kernels(kind)
-    op = _op(f"{kind}(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", kernel)
-    inplace_op = _op(f"{kind}_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)", inplace_kernel)
-    out_op = _op(f"{kind}.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",
-                 out_kernel)
+    op = kernel_op(f"{kind}(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", kernel)
+    inplace_op = kernel_op(
+        f"{kind}_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)", inplace_kernel)
+    out_op = kernel_op(f"{kind}.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",
+                       out_kernel)
 
     def fn(input, dim, *, dtype=None, out=None):
         dim = _int_arg(dim, kind)
@@ -477,8 +467,8 @@ def _cumulative_ops(kind):
     def inplace(self, dim, *, dtype=None):
         return inplace_op(self, _int_arg(dim, kind + "_"), dtype=dtype)
 
-    fn.__name__ = fn.__qualname__ = kind
-    inplace.__name__ = inplace.__qualname__ = kind + "_"
+    public_name(fn, kind)
+    public_name(inplace, kind + "_")
     return fn, inplace
 
 
@@ -493,11 +483,11 @@ cumprod.__doc__ = "Running products along `dim`: out[i] = x[0] * ... * x[i]. Boo
 
 def _logical_ops(kind):
     kernel, dims_kernel, all_out_kernel, dims_out_kernel = R.all_any_kernels(kind)
-    full = _op(f"{kind}(Tensor self) -> Tensor", kernel)
-    dims = _op(f"{kind}.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor", dims_kernel)
-    full_out = _op(f"{kind}.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", all_out_kernel)
-    dims_out = _op(f"{kind}.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) "
-                   "-> Tensor(a!)", dims_out_kernel)
+    full = kernel_op(f"{kind}(Tensor self) -> Tensor", kernel)
+    dims = kernel_op(f"{kind}.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor", dims_kernel)
+    full_out = kernel_op(f"{kind}.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", all_out_kernel)
+    dims_out = kernel_op(f"{kind}.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) "
+                         "-> Tensor(a!)", dims_out_kernel)
 
     def fn(input, dim=None, keepdim=False, *, out=None):
         dim = _dims_arg(dim, kind)
@@ -505,7 +495,7 @@ def _logical_ops(kind):
             return full(input) if out is None else full_out(input, out=out)
         return dims(input, dim, keepdim) if out is None else dims_out(input, dim, keepdim, out=out)
 
-    fn.__name__ = fn.__qualname__ = kind
+    public_name(fn, kind)
     return fn
 
 
@@ -515,10 +505,11 @@ any = _logical_ops("any")
 any.__doc__ = "True where some element over `dim` is non-zero (None: all dims; an empty list: none)."
 
 
-_count_nonzero = _op("count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor", R.count_nonzero_dim_IntList_kernel)
+_count_nonzero = kernel_op(
+    "count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor", R.count_nonzero_dim_IntList_kernel)
 # the int? overload is a composite of the list one (None: every dim)
-_count_nonzero_all = _op("count_nonzero(Tensor self, int? dim=None) -> Tensor",
-                         lambda self, dim: _count_nonzero(self, [] if dim is None else [dim]), composite=True)
+_count_nonzero_all = composite_op("count_nonzero(Tensor self, int? dim=None) -> Tensor",
+                                  lambda self, dim: _count_nonzero(self, [] if dim is None else [dim]))
 
 
 def count_nonzero(input, dim=None):
@@ -533,10 +524,11 @@ def count_nonzero(input, dim=None):
 
 def _median_ops(kind):
     full_kernel, dim_kernel, dim_out_kernel = R.median_kernels(kind)
-    full = _op(f"{kind}(Tensor self) -> Tensor", full_kernel)
-    along = _op(f"{kind}.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", dim_kernel)
-    along_out = _op(f"{kind}.dim_values(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) values, "
-                    "Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", dim_out_kernel)
+    full = kernel_op(f"{kind}(Tensor self) -> Tensor", full_kernel)
+    along = kernel_op(
+        f"{kind}.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", dim_kernel)
+    along_out = kernel_op(f"{kind}.dim_values(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) values, "
+                          "Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", dim_out_kernel)
     named, named_out = getattr(return_types, kind), getattr(return_types, kind + "_out")
 
     def fn(input, dim=None, keepdim=False, *, out=None):
@@ -547,7 +539,7 @@ def _median_ops(kind):
             return named(along(input, dim, keepdim))
         return named_out(along_out(input, dim, keepdim, values=out[0], indices=out[1]))
 
-    fn.__name__ = fn.__qualname__ = kind
+    public_name(fn, kind)
     return fn
 
 

@@ -27,8 +27,7 @@ from ..dispatch.schema import unpack_int64
 from ..kernels import shape as K
 from . import views
 from .factories import zeros_like as _zeros_like
-from ._define import bind_method, function, inplace_schema, method, out_schema
-from ._define import composite_op as _composite, kernel_op as _op
+from ._define import bind_method, composite_op, function, inplace_schema, kernel_op, method, out_schema
 
 
 def _tensor_list(tensors, name):
@@ -56,8 +55,8 @@ def _index(value):
 # ---- cat / stack ----------------------------------------------------------------------------------------------
 
 _CAT = "cat(Tensor[] tensors, int dim=0) -> Tensor"
-cat_op = _op(_CAT, K.cat_kernel)
-cat_out = _op(out_schema(_CAT), K.cat_out_kernel)
+cat_op = kernel_op(_CAT, K.cat_kernel)
+cat_out = kernel_op(out_schema(_CAT), K.cat_out_kernel)
 
 
 def cat(tensors, dim=0, *, axis=None, out=None):
@@ -100,7 +99,7 @@ def _stack(tensors, dim=0, out=None):
     return cat_op(inputs, dim)
 
 
-stack_op = _composite("stack(Tensor[] tensors, int dim=0) -> Tensor", lambda tensors, dim: _stack(tensors, dim))
+stack_op = composite_op("stack(Tensor[] tensors, int dim=0) -> Tensor", _stack)
 
 
 def stack(tensors, dim=0, *, out=None):
@@ -123,9 +122,9 @@ def _atleast(n):
     return fn
 
 
-atleast_1d_op = _composite("atleast_1d(Tensor self) -> Tensor", _atleast(1))
-atleast_2d_op = _composite("atleast_2d(Tensor self) -> Tensor", _atleast(2))
-atleast_3d_op = _composite("atleast_3d(Tensor self) -> Tensor", _atleast(3))
+atleast_1d_op = composite_op("atleast_1d(Tensor self) -> Tensor", _atleast(1))
+atleast_2d_op = composite_op("atleast_2d(Tensor self) -> Tensor", _atleast(2))
+atleast_3d_op = composite_op("atleast_3d(Tensor self) -> Tensor", _atleast(3))
 
 
 def _atleast_public(op):
@@ -150,7 +149,7 @@ def _joined(name, prepare, dim_of):
             raise RuntimeError(f"{name} expects a non-empty TensorList")
         ready = [prepare(t) for t in tensors]
         return cat_op(ready, dim_of(ready))
-    op = _composite(f"{name}(Tensor[] tensors) -> Tensor", kernel)
+    op = composite_op(f"{name}(Tensor[] tensors) -> Tensor", kernel)
 
     def public(tensors, *, out=None):
         tensors = _tensor_list(tensors, name)
@@ -174,7 +173,7 @@ column_stack = _joined("column_stack", lambda t: views.reshape(t, (t.numel(), 1)
 
 # ---- flip / roll / rot90 ---------------------------------------------------------------------------------------
 
-flip_op = _op("flip(Tensor self, int[] dims) -> Tensor", K.flip_kernel)
+flip_op = kernel_op("flip(Tensor self, int[] dims) -> Tensor", K.flip_kernel)
 
 
 def flip(input, *dims):
@@ -193,12 +192,12 @@ def _flipud(self):
     return flip_op(self, [0])
 
 
-fliplr_op = _composite("fliplr(Tensor self) -> Tensor", _fliplr)
-flipud_op = _composite("flipud(Tensor self) -> Tensor", _flipud)
+fliplr_op = composite_op("fliplr(Tensor self) -> Tensor", _fliplr)
+flipud_op = composite_op("flipud(Tensor self) -> Tensor", _flipud)
 fliplr = function(fliplr_op, None, "fliplr")
 flipud = function(flipud_op, None, "flipud")
 
-roll_op = _op("roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor", K.roll_kernel)
+roll_op = kernel_op("roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor", K.roll_kernel)
 
 
 def _int_or_list(value):
@@ -210,7 +209,7 @@ def roll(input, shifts, dims=None):
     return roll_op(input, _int_or_list(shifts), [] if dims is None else _int_or_list(dims))
 
 
-rot90_op = _op("rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor", K.rot90_kernel)
+rot90_op = kernel_op("rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor", K.rot90_kernel)
 
 
 def rot90(input, k=1, dims=(0, 1)):
@@ -219,7 +218,7 @@ def rot90(input, k=1, dims=(0, 1)):
 
 # ---- repeat / tile / repeat_interleave ---------------------------------------------------------------------------
 
-repeat_op = _op("repeat(Tensor self, SymInt[] repeats) -> Tensor", K.repeat_kernel)
+repeat_op = kernel_op("repeat(Tensor self, SymInt[] repeats) -> Tensor", K.repeat_kernel)
 
 
 def _repeat(self, *repeats):
@@ -233,7 +232,7 @@ def _tile(self, dims):
     return repeat_op(self, dims)
 
 
-tile_op = _composite("tile(Tensor self, SymInt[] dims) -> Tensor", _tile)
+tile_op = composite_op("tile(Tensor self, SymInt[] dims) -> Tensor", _tile)
 
 
 def tile(input, dims):
@@ -249,7 +248,7 @@ def _repeat_interleave_int(self, repeats, dim=None, output_size=None):
     unsqueezed = views.unsqueeze(flat, d + 1)
     sizes = list(unsqueezed._sizes)
     sizes[d + 1] = repeats
-    return views.flatten(views.expand_kernel(unsqueezed, sizes).clone(memory_format="contiguous_format"), d, d + 1)
+    return views.flatten(views.expand_op(unsqueezed, sizes).clone(memory_format="contiguous_format"), d, d + 1)
 
 
 def _repeats_to_indices(repeats, output_size=None):
@@ -274,7 +273,7 @@ def _repeat_interleave_tensor(self, repeats, dim=None, output_size=None):
     flat = self if dim is not None else views.flatten(self)
     d = 0 if dim is None else normalize_dim(dim, self.dim())
     if repeats.dim() == 0 or (repeats.dim() == 1 and repeats._sizes[0] == 1):
-        repeats = views.expand_kernel(views.reshape(repeats, (1,)), (flat._sizes[d],))
+        repeats = views.expand_op(views.reshape(repeats, (1,)), (flat._sizes[d],))
     elif repeats.dim() == 1:
         if repeats._sizes[0] != flat._sizes[d]:
             raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
@@ -284,13 +283,13 @@ def _repeat_interleave_tensor(self, repeats, dim=None, output_size=None):
     return index_select_op(flat, d, repeat_interleave_repeats_op(repeats, output_size=output_size))
 
 
-repeat_interleave_int_op = _composite(
+repeat_interleave_int_op = composite_op(
     "repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor",
     _repeat_interleave_int)
-repeat_interleave_tensor_op = _composite(
+repeat_interleave_tensor_op = composite_op(
     "repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor",
     _repeat_interleave_tensor)
-repeat_interleave_repeats_op = _op(
+repeat_interleave_repeats_op = kernel_op(
     "repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor",
     lambda ks, repeats, output_size=None: _repeats_to_indices(repeats, output_size))
 
@@ -309,22 +308,27 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 TRIANGLE_OPS = {}
 for _name, _lower in (("tril", True), ("triu", False)):
     _schema = f"{_name}(Tensor self, int diagonal=0) -> Tensor"
-    _f, _i, _o = K.triangle_kernels(_lower)
-    TRIANGLE_OPS[_name] = (_op(_schema, _f), _op(inplace_schema(_schema), _i), _op(out_schema(_schema), _o))
+    _k = K.TriangleKernel(_lower)
+    _f, _i, _o = _k.functional, _k.inplace, _k.out
+    TRIANGLE_OPS[_name] = (kernel_op(
+        _schema, _f), kernel_op(
+        inplace_schema(
+        _schema), _i), kernel_op(out_schema(_schema), _o))
 
 tril = function(TRIANGLE_OPS["tril"][0], TRIANGLE_OPS["tril"][2], "tril")
 triu = function(TRIANGLE_OPS["triu"][0], TRIANGLE_OPS["triu"][2], "triu")
 
 _DIAG = "diag(Tensor self, int diagonal=0) -> Tensor"
-diag_op = _op(_DIAG, K.diag_kernel)
-diag_out = _op(out_schema(_DIAG), K.diag_out_kernel)
+diag_op = kernel_op(_DIAG, K.diag_kernel)
+diag_out = kernel_op(out_schema(_DIAG), K.diag_out_kernel)
 diag = function(diag_op, diag_out, "diag")
 
-diag_embed_op = _op("diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor", K.diag_embed_kernel)
+diag_embed_op = kernel_op(
+    "diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor", K.diag_embed_kernel)
 diag_embed = function(diag_embed_op, None, "diag_embed")
 
-diagflat_op = _composite("diagflat(Tensor self, int offset=0) -> Tensor",
-                         lambda self, offset=0: diag_op(views.flatten(self) if self.dim() != 1 else self, offset))
+diagflat_op = composite_op("diagflat(Tensor self, int offset=0) -> Tensor",
+                           lambda self, offset=0: diag_op(views.flatten(self) if self.dim() != 1 else self, offset))
 diagflat = function(diagflat_op, None, "diagflat")
 
 
@@ -353,13 +357,13 @@ def _meshgrid(tensors, indexing="ij"):
     for i, t in enumerate(tensors):
         view_shape = [1] * len(tensors)
         view_shape[i] = -1
-        out.append(views.expand_kernel(views.view(t, view_shape), grid))
+        out.append(views.expand_op(views.view(t, view_shape), grid))
     if swap:
         out[0], out[1] = out[1], out[0]
     return tuple(out)
 
 
-meshgrid_op = _composite("meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]", _meshgrid)
+meshgrid_op = composite_op("meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]", _meshgrid)
 
 
 def meshgrid(*tensors, indexing=None):
@@ -384,7 +388,7 @@ def _ravel(self):
     return views.tensor_view(self.contiguous(), [-1])
 
 
-ravel_op = _composite("ravel(Tensor(a) self) -> Tensor(a)", _ravel)
+ravel_op = composite_op("ravel(Tensor(a) self) -> Tensor(a)", _ravel)
 ravel = function(ravel_op, None, "ravel")
 
 
@@ -412,8 +416,8 @@ def _diff(self, n, dim, prepend, append):
     return x
 
 
-diff_op = _composite("diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor",
-                     _diff)
+diff_op = composite_op("diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor",
+                       _diff)
 diff = function(diff_op, None, "diff")
 
 

@@ -13,8 +13,7 @@ The schemas are PyTorch's (native_functions.yaml): `sort.stable`, `sort.values_s
 
 from .._dtype import int64
 from ..kernels import sorting as K
-from ._define import bind_method
-from ._define import kernel_op as _op
+from ._define import bind_method, kernel_op
 from .return_types import structseq
 
 
@@ -22,10 +21,11 @@ _sort_type = structseq("sort", ("values", "indices"))
 _topk_type = structseq("topk", ("values", "indices"))
 _kthvalue_type = structseq("kthvalue", ("values", "indices"))
 
-sort_op = _op("sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> "
-              "(Tensor values, Tensor indices)", K.sort_kernel)
-sort_out = _op("sort.values_stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False, "
-               "Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", K.sort_out_kernel)
+sort_op = kernel_op("sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> "
+                    "(Tensor values, Tensor indices)", K.sort_kernel)
+sort_out = kernel_op(
+    "sort.values_stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False, "
+    "Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", K.sort_out_kernel)
 
 
 def sort(input, dim=-1, descending=False, stable=False, *, out=None):
@@ -65,9 +65,10 @@ def _empty_long(t):
 
 _TOPK = ("topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> "
          "(Tensor values, Tensor indices)")
-topk_op = _op(_TOPK, K.topk_kernel)
-topk_out = _op("topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, "
-               "Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", K.topk_out_kernel)
+topk_op = kernel_op(_TOPK, K.topk_kernel)
+topk_out = kernel_op(
+    "topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, "
+    "Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", K.topk_out_kernel)
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
@@ -83,9 +84,9 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
 
 
 _KTH = "kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)"
-kthvalue_op = _op(_KTH, K.kthvalue_kernel)
-kthvalue_out = _op("kthvalue.values(Tensor self, int k, int dim=-1, bool keepdim=False, *, Tensor(a!) values, "
-                   "Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", K.kthvalue_out_kernel)
+kthvalue_op = kernel_op(_KTH, K.kthvalue_kernel)
+kthvalue_out = kernel_op("kthvalue.values(Tensor self, int k, int dim=-1, bool keepdim=False, *, Tensor(a!) values, "
+                         "Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", K.kthvalue_out_kernel)
 
 
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
@@ -96,12 +97,14 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     return _kthvalue_type(kthvalue_op(input, k, dim, keepdim))
 
 
-unique2_op = _op("_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> "
-                 "(Tensor, Tensor, Tensor)", K.unique_kernel)
-unique_dim_op = _op("unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, "
-                    "bool return_counts=False) -> (Tensor, Tensor, Tensor)", K.unique_dim_kernel)
-unique_consecutive_op = _op("unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, "
-                            "int? dim=None) -> (Tensor, Tensor, Tensor)", K.unique_consecutive_kernel)
+unique2_op = kernel_op(
+    "_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> "
+    "(Tensor, Tensor, Tensor)", K.unique_kernel)
+unique_dim_op = kernel_op("unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, "
+                          "bool return_counts=False) -> (Tensor, Tensor, Tensor)", K.unique_dim_kernel)
+unique_consecutive_op = kernel_op(
+    "unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, "
+    "int? dim=None) -> (Tensor, Tensor, Tensor)", K.unique_consecutive_kernel)
 
 
 def _pick(output, inverse, counts, return_inverse, return_counts):

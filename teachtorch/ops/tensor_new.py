@@ -14,12 +14,12 @@ import numpy as np
 
 from .. import _dtype
 from .._dtype import checked_convert
-from .._device import as_device
 from .._storage import UntypedStorage
 from .._tensor import Tensor
-from ..backends import ARRAY_MODULES, preserve_strides, quietly, wrap, write
+from ..backends import ARRAY_MODULES, preserve_strides, wrap
 from ..backends import empty as _empty_tensor
 from ..dispatch.schema import unpack_int64
+from ..kernels.copy import copy_to
 from .factories import (  # the argument checks and helpers every factory shares
     _check_dtype, _finish, _type_name, check_device, check_requires_grad,
 )
@@ -191,18 +191,6 @@ def _array_from_sequence(data, dtype):
         else:   # a lone number
             flat[:] = _convert_leaves([data], dtype)
     return out, dtype
-
-
-def copy_to(src, dtype, device, strides):
-    """A new tensor with `src`'s elements, cast to `dtype`, on `device`, with the given strides."""
-    if src._storage._data is None and as_device(device).type != "meta":
-        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
-    out = _empty_tensor(src._sizes, dtype, device, strides)
-    if out._storage._data is not None:
-        host = src._data() if src.device == out.device else src._host_array()
-        # a C cast: out of range gives inf (or wraps) silently in PyTorch, so NumPy's cast warnings are off
-        quietly(write, out, ARRAY_MODULES[out.device.type].asarray(host))
-    return out
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):

@@ -57,6 +57,7 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
     """A line search along d from x for a step t with sufficient decrease (f(t) <= f + c1 t gtd) and a small
     enough slope (|g(t).d| <= -c2 gtd). First bracket such a t (growing t), then zoom into the bracket.
     Returns the loss, the flat gradient, t, and the number of `obj_func` calls."""
+    # Over 60 lines: ported line for line from torch/optim/lbfgs.py, so the two can be read side by side.
     d_norm = d.abs().max()
     g = g.clone(memory_format=contiguous_format)
     f_new, g_new = obj_func(x, t, d)
@@ -198,6 +199,7 @@ class LBFGS(Optimizer):
     @no_grad()
     def step(self, closure):
         """Up to `max_iter` L-BFGS iterations; returns the loss `closure()` gave at the start."""
+        # Over 60 lines: ported line for line from torch/optim/lbfgs.py, so the two can be read side by side.
         group = self.param_groups[0]
         lr = group["lr"]
         max_iter, max_eval = group["max_iter"], group["max_eval"]

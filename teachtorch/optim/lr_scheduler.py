@@ -1,3 +1,5 @@
+# Over 600 lines: one file of short scheduler classes over one base class, as torch/optim/lr_scheduler.py (2000+
+# lines) is.
 """Learning-rate schedulers: change each parameter group's `lr` as training goes on.
 
 A scheduler wraps an optimizer and, at every `scheduler.step()` (once an epoch, or once a batch for
@@ -365,6 +367,7 @@ class OneCycleLR(LRScheduler):
     def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None, pct_start=0.3,
                  anneal_strategy="cos", cycle_momentum=True, base_momentum=0.85, max_momentum=0.95,
                  div_factor=25.0, final_div_factor=1e4, three_phase=False, last_epoch=-1):
+        # Over 60 lines: OneCycleLR's argument checks and phases, in PyTorch's order and with its messages.
         if not isinstance(optimizer, Optimizer):
             raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
         self.optimizer = optimizer

@@ -70,11 +70,7 @@ class Backend:
         saved = []
         for op, fn in self.kernels.items():
             saved.append((op, key, op.kernels.get(key)))
-
-            def kernel(ks, *args, fn=fn):
-                return fn(*args)
-            kernel.__qualname__ = getattr(fn, "__qualname__", "kernel")
-            dispatcher.impl(op, key, kernel)
+            dispatcher.impl(op, key, dispatcher.without_keyset(fn))
         return saved
 
     @staticmethod

@@ -7,7 +7,7 @@ with the gradient written into the same view of it; an expand sums the copies ba
 """
 
 from ... import ops
-from ...ops.views import slice_kernel
+from ...ops.views import slice_op
 from ..derivative import derivative, not_differentiable, overloads
 from ..functions_manual import as_strided_backward, sum_to
 
@@ -65,7 +65,7 @@ derivative("select.int",
            _zeros_with_view_of(grad, self_sym_sizes, lambda z: z.select(dim, index)))
 derivative("slice.Tensor",
            self=lambda grad, self_sym_sizes, dim, start, end, step:
-           _zeros_with_view_of(grad, self_sym_sizes, lambda z: slice_kernel(z, dim, start, end, step)))
+           _zeros_with_view_of(grad, self_sym_sizes, lambda z: slice_op(z, dim, start, end, step)))
 derivative("diagonal",
            self=lambda grad, self_sym_sizes, offset, dim1, dim2:
            _zeros_with_view_of(grad, self_sym_sizes, lambda z: z.diagonal(offset, dim1, dim2)))

@@ -183,6 +183,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     `average_attn_weights=False`, None with `need_weights=False`. Masks: True (or -inf) = masked out;
     `key_padding_mask` (N, S) hides padding keys, `attn_mask` (L, S) or (N * num_heads, L, S).
     """
+    # Over 60 lines: kept step for step with torch/nn/functional.py's, so the two can be read side by side.
     if static_k is not None or static_v is not None:
         raise NotImplementedError("static_k and static_v are not supported by teachtorch")
     is_batched = _check_mha_shapes(query, key, value, key_padding_mask, attn_mask, num_heads)

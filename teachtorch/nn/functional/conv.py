@@ -149,6 +149,8 @@ def _uses_mkldnn(input, weight, stride, dilation, groups):
 
 def _conv(input, weight, bias, stride, padding, dilation, groups, name):
     """The convolution over the last weight.dim() - 2 dims of `input` (1 for conv1d, 2 for conv2d)."""
+    # Over 60 lines: the one convolution path (checks, padding, window view, matmul) shared by conv1d and conv2d,
+    # read as lesson 12 reads it.
     dims = 1 if name == "conv1d" else 2
     if input.dim() not in (dims + 1, dims + 2):
         unbatched, batched = {1: ("2D", "3D"), 2: ("3D", "4D")}[dims]

@@ -1,3 +1,5 @@
+# Over 600 lines: Module is one class (parameters, buffers, submodules, hooks, state_dict), as
+# torch/nn/modules/module.py (2900 lines) is.
 """Module: the base class every layer derives from (parameters, buffers, submodules, hooks, state_dict).
 
 A Module is a Python object that owns three kinds of state, each in its own dict, and does a computation

@@ -97,6 +97,8 @@ class RNNBase(Module):
 
     def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
                  bidirectional=False, proj_size=0, device=None, dtype=None):
+        # Over 60 lines: PyTorch's RNNBase.__init__: checks, then the parameters of each layer and direction in its
+        # order (their names are the state_dict).
         super().__init__()
         self.mode = mode
         self.input_size = input_size
