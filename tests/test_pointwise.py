@@ -411,6 +411,25 @@ def test_operators_with_other_types():
     check(lambda lib, x: x == np.ones(3), _rand((3,), "float32"))
 
 
+class _NotATensor:
+    pass
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, x: lib.add(x, np.ones(3)), lambda lib, x: x.add(np.ones(3)), lambda lib, x: lib.maximum(x, np.ones(3)),
+    lambda lib, x: lib.mm(x.reshape(3, 1), np.ones((1, 3))), lambda lib, x: x.reshape(3, 1).mm(np.ones((1, 3))),
+    lambda lib, x: lib.mm(x.reshape(3, 1), np.float64(2.0)), lambda lib, x: lib.dot(x, _NotATensor()),
+    lambda lib, x: lib.addmm(x, x.reshape(3, 1), [1.0]), lambda lib, x: lib.inner(x, 2),
+    lambda lib, x: lib.maximum(x, _NotATensor()),
+])
+def test_functions_refuse_what_is_not_a_tensor(call):
+    """The binding (ops/binding.py) turns NumPy scalars into numbers where a number may go, but a NumPy array
+    given to a function or method is a TypeError, as in PyTorch (only the operators convert arrays); the
+    message names the argument, its position, and the type as CPython's tp_name does (`_NotATensor`, not
+    `test_pointwise._NotATensor`; `numpy.ndarray`)."""
+    check(call, _rand((3,), "float32"))
+
+
 def test_operator_errors():
     check(lambda lib, x: ~x, _rand((3,), "float32"))
     check(lambda lib, x: x ** -1, _rand((3,), "int64"))

@@ -72,8 +72,10 @@ def check_operands(op, name, args, n, numbers, n_positional, method=False):
     if all(kinds):
         return tuple(args)
     arg_names = [a.name for a in op.schema.arguments]
-    if numbers == NUMBERS_NONE or n == 1:
-        i = kinds.index(False)
+    # an operand that is neither a Tensor nor a number (a list, a NumPy array) is refused whatever the op
+    not_a_number = [i for i, a in enumerate(operands) if not kinds[i] and not isinstance(a, (int, float, complex))]
+    if numbers == NUMBERS_NONE or n == 1 or not_a_number:
+        i = not_a_number[0] if not_a_number else kinds.index(False)
         arg = "input" if i == 0 and arg_names[0] == "self" and not method else arg_names[i]
         where = f" (position {i + (0 if method else 1)})" if i < n_positional else ""
         raise TypeError(f"{name}(): argument '{arg}'{where} must be Tensor, not {_type_name(given[i])}")
