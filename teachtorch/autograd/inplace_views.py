@@ -15,7 +15,7 @@ Each one is built from its out-of-place view: compute the view, then move its ge
 """
 
 from .._tensor import Tensor
-from ..ops._define import bind_method
+from ..ops._define import bind_method, public_name
 from .variable import check_inplace, requires_grad
 
 
@@ -54,8 +54,7 @@ def _inplace_view(out_of_place, name):
     def inplace(self, *args, **kwargs):
         check_inplace(self, requires_grad(self))
         return _become(self, out_of_place(self, *args, **kwargs))
-    inplace.__name__ = inplace.__qualname__ = name
-    return inplace
+    return public_name(inplace, name)
 
 
 def _t(self):

@@ -21,7 +21,7 @@ from .. import _dtype
 from .._device import device as _device_cls
 from .._tensor import Tensor
 from ..kernels.copy import to_copy_kernel
-from ._define import bind_method, define, register_kernel
+from ._define import bind_method, define, public_name, register_kernel
 from .factories import (
     _finish, _size_arg, _type_name, check_device, check_requires_grad, empty_op, empty_strided_op, full_op,
     memory_format, ones_op, zeros_op,
@@ -171,7 +171,7 @@ def to(self, *args, **kwargs):
 def _dtype_method(name, dt):
     def convert(self, memory_format=None):
         return _to(self, dtype=dt, memory_format=memory_format)
-    convert.__name__ = convert.__qualname__ = name
+    public_name(convert, name)
     convert.__doc__ = f"`self.to({dt})`."
     return convert
 
