@@ -62,9 +62,11 @@ lab-reset:
 	fi; \
 	cp "$$src" "$$dst"; echo "$$dst is back as shipped"
 
-# Print the overhead benchmark against PyTorch CPU and NumPy (BENCH_ARGS=--quick for a short run).
+# Print every speed figure against PyTorch CPU and NumPy in one table (BENCH_ARGS=--quick for a short run;
+# bench/overhead.py, autograd.py, nn.py, explorer.py and cuda.py are the detailed benchmarks).
 bench: $(VENV)/.stamp-test
-	$(PY) bench/overhead.py $(BENCH_ARGS)
+	$(PIP) -e '.[bench]'
+	$(PY) bench/speed.py $(BENCH_ARGS)
 
 # Remove the virtual environment and every cache (not work/: that is your copy of the lessons).
 clean:
