@@ -289,8 +289,9 @@ def validate_outputs(node, edges, outputs):
     `b` of shape [4] and `a` of [3, 4] gets its [3, 4] gradient reduced to [4]); a gradient of another
     dtype is converted.
     """
-    name = node if isinstance(node, str) else node.name()
+    name = node if isinstance(node, str) else None     # a node's name is only needed for an error
     if len(outputs) != len(edges):
+        name = name or node.name()
         raise RuntimeError(f"function {name} returned an incorrect number of gradients (expected "
                            f"{len(edges)}, got {len(outputs)})")
     outputs = list(outputs)
@@ -301,6 +302,7 @@ def validate_outputs(node, edges, outputs):
         sizes, dtype, device = edge[0]._input_metadata[edge[1]]
         if grad._sizes == sizes and grad.dtype is dtype and not check_nan:
             continue                  # the common case: nothing to fix
+        name = name or node.name()
         if grad._sizes != sizes:
             from .functions_manual import is_expandable_to, sum_to
             if not is_expandable_to(sizes, grad._sizes):
