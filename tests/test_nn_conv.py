@@ -20,17 +20,16 @@ F = tt.nn.functional
 
 
 def conv_case(fn_name, x, w, b, grad_strides=True, **kwargs):
-    """Gradient parity of F.<fn_name>(x, w, b, **kwargs) for input, weight and bias (first and second order)."""
+    """Parity of F.<fn_name>(x, w, b, **kwargs): values, the grad_fn name (ConvolutionBackward0, or
+    SqueezeBackward1 for an unbatched input), gradients of input, weight and bias, first and second order."""
     check_grad(lambda lib, x, w, b: getattr(lib.nn.functional, fn_name)(x, w, b, **kwargs), x, w, b,
-               name=False, gradcheck=False, gradgradcheck=False, rtol=1e-4, atol=1e-5,
-               check_grad_strides=grad_strides)
+               gradcheck=False, gradgradcheck=False, rtol=1e-4, atol=1e-5, check_grad_strides=grad_strides)
 
 
 def pool_case(fn, x):
-    """Gradient parity of a pooling `fn(lib, x)`. (double=False: a pooling's gradient is linear in the output
-    gradient and does not depend on the input, so its second derivative is zero; PyTorch's backward ops take
-    the input anyway and so record a graph under create_graph, ours record none.)"""
-    check_grad(fn, x, name=False, gradcheck=False, gradgradcheck=False, double=False)
+    """Parity of a pooling `fn(lib, x)`: values, grad_fn name, first and second derivatives (the backward ops
+    are differentiable: MaxPool2DWithIndicesBackwardBackward0, AvgPool2DBackwardBackward0)."""
+    check_grad(fn, x, gradcheck=False, gradgradcheck=False)
 
 
 # ---- conv2d -------------------------------------------------------------------------------------------------
@@ -127,6 +126,100 @@ def test_conv1d_unbatched():
     conv_case("conv1d", rand(3, 8, layout="sliced"), rand(4, 3, 3, seed=1), rand(4, seed=2), padding=1)
 
 
+# ---- conv3d and the transposed convolutions (the same op, `convolution`) ------------------------------------
+
+@pytest.mark.parametrize("case", [(2, 3, 3, 1, 0, 1, 1), (2, 4, 2, 2, 1, 1, 2), (4, 2, (1, 2, 2), 1, (0, 1, 1), 2, 2)])
+@pytest.mark.parametrize("layout", ["contiguous", "permuted", "sliced"])
+def test_conv3d_grid(case, layout):
+    cin, cout, k, stride, padding, dilation, groups = case
+    kd, kh, kw = (k, k, k) if isinstance(k, int) else k
+    conv_case("conv3d", rand(2, cin, 5, 4, 6, layout=layout, seed=1), rand(cout, cin // groups, kd, kh, kw, seed=2),
+              rand(cout, seed=3), stride=stride, padding=padding, dilation=dilation, groups=groups)
+
+
+CONV_TRANSPOSE_GRID = [
+    # (in_channels, out_channels, kernel, stride, padding, output_padding, groups, dilation)
+    (3, 4, 3, 1, 0, 0, 1, 1),
+    (3, 4, 3, 2, 1, 1, 1, 1),
+    (4, 6, (2, 3), (2, 1), (0, 1), 0, 2, 1),
+    (2, 2, 3, 2, 2, (1, 0), 1, 2),
+]
+
+
+@pytest.mark.parametrize("case", CONV_TRANSPOSE_GRID)
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_conv_transpose2d_grid(case, layout):
+    cin, cout, k, stride, padding, output_padding, groups, dilation = case
+    kh, kw = (k, k) if isinstance(k, int) else k
+    conv_case("conv_transpose2d", rand(2, cin, 4, 5, layout=layout, seed=1),
+              rand(cin, cout // groups, kh, kw, seed=2), rand(cout, seed=3), stride=stride, padding=padding,
+              output_padding=output_padding, groups=groups, dilation=dilation)
+
+
+def test_conv_transpose1d_and_3d():
+    conv_case("conv_transpose1d", rand(2, 3, 6, layout="permuted"), rand(3, 2, 3, seed=1), rand(2, seed=2),
+              stride=2, padding=1, output_padding=1)
+    conv_case("conv_transpose1d", rand(3, 6, layout="sliced"), rand(3, 2, 3, seed=1), rand(2, seed=2))   # unbatched
+    conv_case("conv_transpose3d", rand(1, 2, 3, 4, 3, layout="permuted"), rand(2, 3, 2, 2, 3, seed=1),
+              rand(3, seed=2), stride=(1, 2, 1), padding=(0, 1, 1))
+
+
+def test_conv_transpose_is_the_gradient_of_conv():
+    # conv_transpose2d(g, w) is the input gradient of conv2d(x, w) for the output gradient g
+    x, w = tt.randn(2, 3, 7, 6, requires_grad=True), tt.randn(4, 3, 3, 3)
+    y = F.conv2d(x, w, stride=2, padding=1)
+    g = tt.randn(*y.shape)
+    (gx,) = tt.autograd.grad(y, x, g)
+    np.testing.assert_allclose(F.conv_transpose2d(g, w, stride=2, padding=1, output_padding=(0, 1)).cpu().numpy(),
+                               gx.cpu().numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_conv2d_gradgradcheck_through_convolution_backward():
+    # ConvolutionBackwardBackward0 is made of ops: third derivatives work as well
+    for fn in (lambda lib, x, w, b: lib.nn.functional.conv2d(x, w, b, stride=2, padding=1, dilation=(1, 2)),
+               lambda lib, x, w, b: lib.nn.functional.conv_transpose2d(x, w, b, stride=2, padding=1)):
+        check_grad(fn, rand(1, 2, 5, 4, layout="sliced"), rand(2, 2, 2, 3, seed=1), rand(2, seed=2))
+    x = tt.randn(1, 2, 5, 5, dtype=tt.float64, requires_grad=True)
+    w = tt.randn(3, 2, 3, 3, dtype=tt.float64, requires_grad=True)
+    (gx,) = tt.autograd.grad(F.conv2d(x, w).pow(2).sum(), x, create_graph=True)
+    assert type(gx.grad_fn).__name__ == "ConvolutionBackwardBackward0"
+    (gw,) = tt.autograd.grad(gx.pow(2).sum(), w, create_graph=True)
+    assert gw.requires_grad and gw.grad_fn is not None
+
+
+def _channels_last(lib, values):
+    """A tensor laid out NHWC in memory, seen as NCHW."""
+    return lib.tensor(np.ascontiguousarray(values.transpose(0, 2, 3, 1))).permute(0, 3, 1, 2)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda F, x, w: F.conv2d(x, w, padding=1),
+    lambda F, x, w: F.conv2d(x, w, stride=2, groups=3),
+    lambda F, x, w: F.conv_transpose2d(x, w.transpose(0, 1), stride=2),
+    lambda F, x, w: F.max_pool2d(x + w.sum(), 2, ceil_mode=True),
+    lambda F, x, w: F.avg_pool2d(x + w.sum(), 3, padding=1),
+    lambda F, x, w: F.adaptive_avg_pool2d(x + w.sum(), (2, 3)),
+])
+@pytest.mark.parametrize("weight_channels_last", [False, True])
+def test_channels_last_inputs(fn, weight_channels_last):
+    """Values and strides of the result and of both gradients for an NHWC input (and weight)."""
+    rng = np.random.default_rng(0)
+    xs = rng.standard_normal((2, 3, 7, 6)).astype("float32")
+    ws = rng.standard_normal((3, 3, 3, 3)).astype("float32")
+    results = []
+    for lib in (tt, torch):
+        x = _channels_last(lib, xs).requires_grad_(True)
+        w = (_channels_last(lib, ws) if weight_channels_last else lib.tensor(ws)).requires_grad_(True)
+        try:
+            y = fn(lib.nn.functional, x, w)
+        except RuntimeError as e:      # (a grouped conv refuses this weight; both libraries must agree)
+            results.append(type(e).__name__)
+            continue
+        gx, gw = lib.autograd.grad(y, (x, w), lib.ones_like(y) * 0.5)
+        results.append([(t.detach().cpu().numpy().round(4).tolist(), t.stride()) for t in (y, gx, gw)])
+    assert results[0] == results[1]
+
+
 # ---- errors ---------------------------------------------------------------------------------------------------
 
 CONV_ERRORS = [
@@ -170,43 +263,53 @@ def test_conv_dtype_mismatch_errors():
 # ---- the lesson: the windows are a view ---------------------------------------------------------------------
 
 def test_im2col_windows_are_a_view_of_the_padded_input():
-    from teachtorch.nn.functional.conv import _pad, _windows
-    x = tt.randn(2, 3, 5, 6)
-    padded = _pad(x, [(1, 1), (2, 2)])
-    windows = _windows(padded, (3, 2), (2, 1), (1, 2), (3, 8))
-    # same storage, nothing copied: the view's strides step through the padded image
-    assert windows.untyped_storage().data_ptr() == padded.untyped_storage().data_ptr()
-    assert windows._base is padded
-    sN, sC, sH, sW = padded.stride()
-    assert windows.stride() == (sN, sC, sH * 2, sW * 1, sH * 1, sW * 2)
+    from teachtorch.kernels.conv import pad_array, window_view
+    padded = pad_array(np, np.random.default_rng(0).standard_normal((2, 3, 5, 6)), [(1, 1), (2, 2)])
+    windows = window_view(np, padded, (3, 2), (2, 1), (1, 2), (3, 8))
+    # same memory, nothing copied: the view's strides step through the padded image
+    assert np.shares_memory(windows, padded)
+    sN, sC, sH, sW = padded.strides
+    assert windows.strides == (sN, sC, sH * 2, sW * 1, sH * 1, sW * 2)
     # and it shows the windows: windows[n, c, i, j, ki, kj] = padded[n, c, 2i + ki, j + 2kj]
-    p, v = padded.cpu().numpy(), windows.cpu().numpy()
     for (n, c, i, j, ki, kj) in [(0, 0, 0, 0, 0, 0), (1, 2, 2, 7, 2, 1), (1, 1, 1, 3, 1, 0)]:
-        assert v[n, c, i, j, ki, kj] == p[n, c, 2 * i + ki, j + 2 * kj]
-    # writing through the padded image shows in every window that sees that pixel
+        assert windows[n, c, i, j, ki, kj] == padded[n, c, 2 * i + ki, j + 2 * kj]
+    # writing into the padded image shows in every window that sees that pixel
     padded[0, 0, 2, 2] = 100.0
-    assert windows[0, 0, 1, 2, 0, 0].item() == 100.0 and windows[0, 0, 0, 0, 2, 1].item() == 100.0
+    assert windows[0, 0, 1, 2, 0, 0] == 100.0 and windows[0, 0, 0, 0, 2, 1] == 100.0
 
 
-def test_conv2d_is_one_strided_view_then_one_matmul():
-    x, w, b = tt.randn(2, 3, 5, 5), tt.randn(4, 3, 3, 3), tt.randn(4)
+def test_col2im_adds_every_window_back_onto_its_pixels():
+    # add_windows_back is the adjoint of window_view: <window_view(x), w> == <x, add_windows_back(w)>
+    from teachtorch.kernels.conv import add_windows_back, window_view
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((2, 3, 9, 8))
+    stride, dilation, kernel, out = (2, 1), (1, 2), (3, 2), (4, 6)
+    w = rng.standard_normal((2, 3, *out, *kernel))
+    back = add_windows_back(np, w, x.shape[2:], stride, dilation)
+    np.testing.assert_allclose((window_view(np, x, kernel, stride, dilation, out) * w).sum(), (x * back).sum())
+
+
+def test_conv2d_is_one_convolution_op_and_one_backward_op():
+    x, w, b = (tt.randn(2, 3, 5, 5, requires_grad=True), tt.randn(4, 3, 3, 3, requires_grad=True),
+               tt.randn(4, requires_grad=True))
     with tt.dispatch.trace() as t:
-        F.conv2d(x, w, b, stride=2)            # no padding: the view is over the input itself
+        y = F.conv2d(x, w, b, stride=2, padding=1)
+        y.sum().backward()
     names = [e.aten_name for e in t.ops()]
-    assert names.count("aten.as_strided.default") == 1
-    assert names.count("aten.matmul.default") == 1
-    assert "aten.full.default" not in names    # nothing was padded
+    assert names.count("aten.convolution.default") == 1
+    assert names.count("aten.convolution_backward.default") == 1
+    assert not {"aten.as_strided.default", "aten.matmul.default", "aten.full.default"} & set(names)
 
 
+@pytest.mark.cpu_only
 def test_conv2d_window_view_of_unpadded_sliced_input_shares_storage():
-    # without padding, the window view is taken over the caller's own tensor, whatever its strides
-    from teachtorch.nn.functional.conv import _windows
+    # without padding, the window view is taken over the caller's own array, whatever its strides
+    from teachtorch.kernels.conv import window_view
     base = tt.randn(2, 3, 10, 12)
     x = base[:, :, 1::2, ::3]
-    windows = _windows(x, (2, 2), (1, 1), (1, 1), (4, 3))
-    assert windows.untyped_storage().data_ptr() == base.untyped_storage().data_ptr()
-    assert windows.storage_offset() == x.storage_offset()
-    np.testing.assert_array_equal(windows.cpu().numpy()[:, :, 1, 2], x.cpu().numpy()[:, :, 1:3, 2:4])
+    windows = window_view(np, x._data(), (2, 2), (1, 1), (1, 1), (4, 3))
+    assert np.shares_memory(windows, base._data())
+    np.testing.assert_array_equal(windows[:, :, 1, 2], x.cpu().numpy()[:, :, 1:3, 2:4])
 
 
 # ---- the modules --------------------------------------------------------------------------------------------
@@ -352,6 +455,87 @@ def test_max_pool2d_unbatched_and_integer():
     check(lambda lib, x: lib.nn.functional.max_pool2d(x, 3, padding=1), rand(2, 2, 5, 4, dtype="int64"))
 
 
+def test_max_pool2d_indices_equal_pytorchs():
+    for kwargs in MAX_POOL_GRID:
+        check(lambda lib, x: lib.nn.functional.max_pool2d(x, return_indices=True, **kwargs)[1],
+              rand(2, 3, 7, 6, layout="permuted"))
+    check(lambda lib, x: lib.nn.MaxPool2d(3, 2, 1, return_indices=True)(x)[1], rand(3, 7, 6, layout="sliced"))
+
+
+def test_max_pool2d_windows_of_the_lowest_value_point_inside_the_input():
+    # an all -inf window ties with its padding: PyTorch's index is the window's first element inside the input
+    x = P(np.full((1, 2, 5, 4), -np.inf, dtype=np.float32))
+    check(lambda lib, x: lib.nn.functional.max_pool2d(x, 3, 2, 1, return_indices=True), x, share=False)
+    check(lambda lib, x: lib.nn.functional.max_pool2d(x, 3, 1, 1, dilation=2, return_indices=True), x, share=False)
+    low = P(np.full((1, 1, 4, 4), np.iinfo(np.int32).min, dtype=np.int32))
+    check(lambda lib, x: lib.nn.functional.max_pool2d(x, 2, 1, 1, return_indices=True), low, share=False)
+
+
+def test_max_pool2d_with_indices_op_and_its_backward_op():
+    x = tt.randn(2, 3, 6, 6, requires_grad=True)
+    with tt.dispatch.trace() as t:
+        F.max_pool2d(x, 2).sum().backward()
+    names = [e.aten_name for e in t.ops()]
+    assert names.count("aten.max_pool2d_with_indices.default") == 1
+    assert names.count("aten.max_pool2d_with_indices_backward.default") == 1
+
+
+@pytest.mark.parametrize("kwargs", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
+                                    dict(kernel_size=3, stride=1, padding=1, dilation=2)])
+@pytest.mark.parametrize("layout", ["contiguous", "permuted", "sliced"])
+def test_max_pool1d(kwargs, layout):
+    pool_case(lambda lib, x: lib.nn.functional.max_pool1d(x, **kwargs), rand(2, 3, 9, layout=layout))
+    check(lambda lib, x: lib.nn.functional.max_pool1d(x, return_indices=True, **kwargs), rand(3, 9, layout=layout),
+          share=False)
+
+
+@pytest.mark.parametrize("kwargs", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
+                                    dict(kernel_size=3, stride=2, padding=1, count_include_pad=False)])
+@pytest.mark.parametrize("layout", ["contiguous", "permuted", "sliced"])
+def test_avg_pool1d(kwargs, layout):
+    pool_case(lambda lib, x: lib.nn.functional.avg_pool1d(x, **kwargs), rand(2, 3, 9, layout=layout))
+    pool_case(lambda lib, x: lib.nn.functional.avg_pool1d(x, **kwargs), rand(3, 9, layout=layout))
+
+
+GRAD_FN_CASES = [
+    # (name, input shape, fn)
+    ("conv1d", (2, 3, 6), lambda F, x: F.conv1d(x, x.new_ones(2, 3, 2))),
+    ("conv2d", (2, 3, 4, 6), lambda F, x: F.conv2d(x, x.new_ones(2, 3, 2, 2), padding=1)),
+    ("conv2d same", (2, 3, 4, 6), lambda F, x: F.conv2d(x, x.new_ones(2, 3, 2, 2), padding="same")),
+    ("conv2d unbatched", (3, 4, 6), lambda F, x: F.conv2d(x, x.new_ones(2, 3, 2, 2))),
+    ("conv3d", (2, 3, 2, 4, 6), lambda F, x: F.conv3d(x, x.new_ones(2, 3, 1, 2, 2))),
+    ("conv_transpose1d", (2, 3, 6), lambda F, x: F.conv_transpose1d(x, x.new_ones(3, 2, 2))),
+    ("conv_transpose2d", (2, 3, 4, 6), lambda F, x: F.conv_transpose2d(x, x.new_ones(3, 2, 2, 2), stride=2)),
+    ("conv_transpose3d", (2, 3, 2, 4, 6), lambda F, x: F.conv_transpose3d(x, x.new_ones(3, 2, 1, 2, 2))),
+    ("max_pool1d", (2, 3, 6), lambda F, x: F.max_pool1d(x, 2)),
+    ("max_pool2d", (2, 3, 4, 6), lambda F, x: F.max_pool2d(x, 2)),
+    ("max_pool2d indices", (2, 3, 4, 6), lambda F, x: F.max_pool2d(x, 2, return_indices=True)[0]),
+    ("avg_pool1d", (2, 3, 6), lambda F, x: F.avg_pool1d(x, 2)),
+    ("avg_pool2d", (2, 3, 4, 6), lambda F, x: F.avg_pool2d(x, 2)),
+    ("adaptive_avg_pool2d", (2, 3, 4, 6), lambda F, x: F.adaptive_avg_pool2d(x, (2, 3))),
+    ("adaptive_avg_pool2d 1", (2, 3, 4, 6), lambda F, x: F.adaptive_avg_pool2d(x, 1)),
+    ("Conv2d module", (2, 3, 4, 6), lambda F, x: F.conv2d(x, x.new_ones(2, 3, 3, 3), x.new_ones(2), 2, 1)),
+]
+
+
+@pytest.mark.parametrize("name,shape,fn", GRAD_FN_CASES, ids=[c[0] for c in GRAD_FN_CASES])
+def test_grad_fn_names_are_pytorchs(name, shape, fn):
+    """The nodes each function records (through an unbatched squeeze), and the node its gradient records
+    under create_graph (the double backward: ConvolutionBackwardBackward0, ...)."""
+    def nodes(lib, x):
+        x = x.requires_grad_(True)
+        y = fn(lib.nn.functional, x)
+        (g,) = lib.autograd.grad(y, x, lib.ones_like(y), create_graph=True)
+        chain = [type(y.grad_fn).__name__]
+        node = y.grad_fn
+        while chain[-1].startswith("SqueezeBackward"):
+            node = node.next_functions[0][0]            # the node under the squeeze of an unbatched input
+            chain.append(type(node).__name__)
+        return chain, g.grad_fn is not None and type(g.grad_fn).__name__
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    assert nodes(tt, tt.tensor(x)) == nodes(torch, torch.tensor(x))
+
+
 # ---- avg_pool2d -----------------------------------------------------------------------------------------------
 
 AVG_POOL_GRID = [
@@ -443,6 +627,52 @@ def test_pool_errors(fn, xs, kwargs):
     assert isinstance(err, Exception)
 
 
+# ---- F.pad: constant_pad_nd, reflection_pad*d, replication_pad*d -------------------------------------------
+
+PAD_CASES = [
+    # (mode, input shape, pad)
+    ("constant", (2, 3, 5), (1, 2)),
+    ("constant", (2, 3, 4, 5), (-1, 2, 0, 1)),
+    ("constant", (2, 3, 4, 5), (1, 1, 2, 0, 1, 1, 0, 1)),
+    ("reflect", (2, 3, 5), (2, 1)),
+    ("reflect", (3, 5), (-1, 3)),
+    ("reflect", (2, 3, 4, 5), (1, 2, 3, 0)),
+    ("reflect", (2, 2, 3, 4, 5), (1, 1, 2, 1, 1, 2)),
+    ("replicate", (2, 3, 5), (3, 1)),
+    ("replicate", (2, 3, 4, 5), (1, -2, 2, 1)),
+    ("replicate", (2, 3, 4, 5), (1, 2, 1, 1, 1, 0)),
+]
+
+
+@pytest.mark.parametrize("mode,shape,pad", PAD_CASES)
+@pytest.mark.parametrize("layout", ["contiguous", "permuted", "sliced", "expanded"])
+def test_pad_ops(mode, shape, pad, layout):
+    """Values, grad_fn (ConstantPadNdBackward0, ReflectionPad2DBackward0, ...), first and second derivatives."""
+    check_grad(lambda lib, x: lib.nn.functional.pad(x, pad, mode=mode), rand(*shape, layout=layout),
+               gradcheck=False, gradgradcheck=False)
+
+
+@pytest.mark.parametrize("mode,shape,pad", [c for c in PAD_CASES if len(c[1]) == 4])
+def test_pad_channels_last_and_value(mode, shape, pad):
+    x = np.random.default_rng(0).standard_normal(shape).astype("float32")
+    out = [lib.nn.functional.pad(_channels_last(lib, x), pad, mode=mode) for lib in (tt, torch)]
+    assert out[0].stride() == out[1].stride()
+    np.testing.assert_array_equal(out[0].cpu().numpy(), out[1].numpy())
+    check(lambda lib, x: lib.nn.functional.pad(x, (1, 2), value=-1.5), rand(2, 3, layout="permuted"))
+    check(lambda lib, x: lib.constant_pad_nd(x, (1, 1, -1, 0), 2), rand(2, 3, 4, dtype="int64"))
+    check(lambda lib, x: lib.constant_pad_nd(x, (1,)), rand(2, 3))                        # odd length
+    check(lambda lib, x: lib.constant_pad_nd(x, (-2, -2)), rand(2, 3))                    # cropped away
+
+
+def test_pad_is_one_op_and_one_backward_op():
+    x = tt.randn(2, 3, 4, 5, requires_grad=True)
+    with tt.dispatch.trace() as t:
+        tt.nn.functional.pad(x, (1, 1, 2, 2), mode="reflect").sum().backward()
+    names = [e.aten_name for e in t.ops()]
+    assert names.count("aten.reflection_pad2d.default") == 1
+    assert names.count("aten.reflection_pad2d_backward.default") == 1
+
+
 # ---- pooling modules -------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("make", [
@@ -460,6 +690,36 @@ def test_pool_modules(make, layout):
     check_module(make, rand(2, 3, 7, 6, layout=layout))
     assert repr(make(tt.nn)) == repr(make(torch.nn))
     assert list(make(tt.nn).state_dict()) == [] and list(make(tt.nn).parameters()) == []
+
+
+@pytest.mark.parametrize("make,shape", [
+    (lambda nn: nn.Conv3d(2, 3, (1, 2, 2), padding=1, groups=1), (2, 2, 3, 4, 5)),
+    (lambda nn: nn.Conv3d(4, 2, 2, stride=2, groups=2, bias=False), (1, 4, 4, 4, 4)),
+    (lambda nn: nn.ConvTranspose1d(2, 4, 3, stride=2, output_padding=1, groups=2), (2, 2, 5)),
+    (lambda nn: nn.ConvTranspose2d(3, 4, 3, stride=2, padding=1, output_padding=1), (2, 3, 4, 5)),
+    (lambda nn: nn.ConvTranspose2d(2, 2, (2, 3), dilation=(1, 2), bias=False), (2, 2, 4, 5)),
+    (lambda nn: nn.ConvTranspose3d(2, 3, 2, stride=(1, 2, 1)), (1, 2, 2, 3, 3)),
+    (lambda nn: nn.MaxPool1d(3, 2, 1, ceil_mode=True), (2, 3, 9)),
+    (lambda nn: nn.MaxPool1d(2, return_indices=True), (2, 3, 9)),
+    (lambda nn: nn.AvgPool1d(3, 2, 1, count_include_pad=False), (2, 3, 9)),
+    (lambda nn: nn.ZeroPad2d((1, 2, 0, 1)), (2, 3, 4, 5)),
+    (lambda nn: nn.ConstantPad1d(2, 3.5), (2, 3, 4)),
+    (lambda nn: nn.ConstantPad3d((1, 0, 0, 1, 1, 1), -1.0), (2, 3, 2, 2, 2)),
+    (lambda nn: nn.ReflectionPad1d((2, 1)), (2, 3, 4)),
+    (lambda nn: nn.ReflectionPad2d(1), (2, 3, 4, 5)),
+    (lambda nn: nn.ReflectionPad3d(1), (1, 2, 2, 3, 4)),
+    (lambda nn: nn.ReplicationPad1d(2), (3, 4)),
+    (lambda nn: nn.ReplicationPad2d((1, 2, 2, 0)), (2, 3, 4, 5)),
+    (lambda nn: nn.ReplicationPad3d(1), (1, 2, 2, 3, 4)),
+])
+def test_new_conv_pool_pad_modules(make, shape):
+    check_module(make, rand(*shape, layout="permuted"))
+    assert repr(make(tt.nn)) == repr(make(torch.nn))
+    assert list(make(tt.nn).state_dict()) == list(make(torch.nn).state_dict())
+
+
+def test_conv_transpose_module_refuses_other_padding_modes():
+    check(lambda lib: lib.nn.ConvTranspose2d(2, 2, 3, padding_mode="reflect"))
 
 
 def test_small_cnn_module_stack():

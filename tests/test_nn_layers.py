@@ -144,6 +144,90 @@ def test_embedding_errors():
     check(lambda lib, w: F(lib).embedding(lib.tensor([[4, 0]], dtype=lib.int32), w), w)   # int32 ids work too
 
 
+# issue 16: embedding is PyTorch's one op (`aten::embedding`, node EmbeddingBackward0) with one backward op
+# (`embedding_dense_backward`), which has a derivative of its own (second derivatives through the weight's grad)
+EMBEDDING_CASES = {
+    "plain": dict(),
+    "padding_idx": dict(padding_idx=2),
+    "negative_padding_idx": dict(padding_idx=-1),
+    "scale_grad_by_freq": dict(scale_grad_by_freq=True),
+    "both": dict(padding_idx=0, scale_grad_by_freq=True),
+}
+
+
+@pytest.mark.parametrize("case", EMBEDDING_CASES)
+@pytest.mark.parametrize("layout", ["contiguous", "permuted", "sliced", "offset"])
+def test_embedding_node_and_gradients(case, layout):
+    kwargs = EMBEDDING_CASES[case]
+    indices = ids([[1, 2, 6], [0, 2, 2], [6, 6, 6]])
+    # values, node name, the weight's gradient (repeated ids, the padding row, the counts), second derivatives
+    # (a function of the weight's gradient is differentiated with respect to the output's gradient). gradcheck
+    # only without the options: by design they are not the derivative (no gradient for the padding row)
+    exact = not kwargs
+    check_grad(lambda lib, w, i: F(lib).embedding(i, w, **kwargs), rand(7, 3, layout=layout), indices,
+               rtol=1e-5, atol=1e-6, gradcheck=exact, gradgradcheck=exact)
+
+
+def test_embedding_double_backward_goes_through_an_op():
+    for lib in (tt, torch):
+        w = lib.randn(5, 3, requires_grad=True)
+        out = F(lib).embedding(lib.tensor([1, 1, 3]), w, padding_idx=3)
+        v = lib.randn(3, 3, requires_grad=True)
+        (g,) = lib.autograd.grad(out, w, v, create_graph=True)
+        assert type(g.grad_fn).__name__ == "EmbeddingDenseBackwardBackward0"
+
+
+def test_embedding_is_one_op_each_way():
+    w = tt.randn(5, 3, requires_grad=True)
+    with tt.dispatch.trace() as t:
+        out = F(tt).embedding(tt.tensor([[1, 2], [2, 4]]), w)
+    assert [e.op for e in t.events if e.parent is None and e.op != "aten::lift_fresh"][-1:] == ["aten::embedding"]
+    with tt.dispatch.trace() as t:
+        out.backward(tt.ones(2, 2, 3))
+    assert [e.op for e in t.events if e.parent is None and e.backward_node == "EmbeddingBackward0"] == [
+        "aten::embedding_dense_backward"]
+
+
+def test_embedding_float16_sums_in_float16():
+    """Many gradients added into one row: accumulated in float16 on the cpu, as PyTorch's CPU kernel does (it
+    stalls at 256, where + 0.1 rounds back to 256); in float32 on cuda, as PyTorch's CUDA kernel does (acc_type)."""
+    for scale in (False, True):
+        w = tt.zeros(3, 2, dtype=tt.float16, requires_grad=True)
+        out = F(tt).embedding(tt.zeros(3000, dtype=tt.int64, device=w.device), w, scale_grad_by_freq=scale)
+        out.backward(tt.full((3000, 2), 0.1, dtype=tt.float16, device=w.device))
+        ours = w.grad.float().cpu().numpy()
+        if w.device.type == "cpu":
+            theirs = torch.zeros(3, 2, dtype=torch.float16, requires_grad=True)
+            torch.nn.functional.embedding(torch.zeros(3000, dtype=torch.int64), theirs,
+                                          scale_grad_by_freq=scale).backward(torch.full((3000, 2), 0.1,
+                                                                                        dtype=torch.float16))
+            np.testing.assert_allclose(ours, theirs.grad.float().numpy(), rtol=1e-3)
+        else:
+            expected = 0.1 if scale else 3000 * np.float32(np.float16(0.1))
+            np.testing.assert_allclose(ours[0], [expected] * 2, rtol=1e-3)
+
+
+# stack and x.T: their nodes are PyTorch's (StackBackward0: stack is an op of its own; PermuteBackward0: `x.T` is
+# `permute(n-1, ..., 0)`, for a matrix too); x.H of a real matrix stays a transpose
+@pytest.mark.parametrize("dim", [0, 1, 2, -1])
+@pytest.mark.parametrize("layout", ["contiguous", "permuted", "sliced"])
+def test_stack_node_and_gradients(dim, layout):
+    check_grad(lambda lib, a, b: lib.stack([a, b], dim), rand(3, 4, layout=layout), rand(3, 4, seed=1),
+               rtol=1e-6, atol=1e-6)
+    check_grad(lambda lib, a, b: lib.stack([a, b.double()], dim), rand(3, 4, layout=layout), rand(3, 4, seed=1),
+               rtol=1e-6, atol=1e-6, gradcheck=False, gradgradcheck=False)    # promoted: each gradient cast back
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (2, 3, 4)])
+def test_T_node_is_permute(shape):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")        # (PyTorch warns on x.T of other than 2 dims)
+        check_grad(lambda lib, x: x.T, rand(*shape, layout="permuted"))
+    check_grad(lambda lib, x: x.H, rand(3, 4, layout="permuted"))
+    check_grad(lambda lib, x: x.mT, rand(*shape, layout="sliced"))
+
+
 def test_sequential_model_parity():
     check_module(lambda nn: nn.Sequential(nn.Flatten(), nn.Linear(6, 8), nn.GELU(), nn.Dropout(0.0),
                                           nn.Linear(8, 8), nn.SiLU(), nn.Linear(8, 3), nn.LogSoftmax(dim=1)),

@@ -1,6 +1,10 @@
 """Normalisation: F.batch_norm, F.layer_norm, F.group_norm and BatchNorm1d/2d, LayerNorm, GroupNorm, against
 PyTorch: values, strides, gradients of input, weight and bias, the running statistics (updated in place, over
-several steps, with a momentum or as a cumulative average), train and eval mode, and the errors."""
+several steps, with a momentum or as a cumulative average), train and eval mode, and the errors.
+
+Issue 16: each is PyTorch's fused op (native_layer_norm, native_batch_norm, native_group_norm) with its backward
+op: node names, second derivatives, one dispatched op each way, float16 in float32, the running statistics'
+version counters."""
 
 import numpy as np
 import pytest
@@ -382,3 +386,133 @@ def test_norm_module_refuses_float64_input_with_float32_parameters(make, layout)
         check(lambda lib, x: make(lib.nn).train(training).double()(x.reshape(2, 3, 5) if not isinstance(
             make(lib.nn), lib.nn.BatchNorm2d) else x.reshape(2, 3, 5, 1)), rand(2, 3, 5, dtype="float64",
                                                                                 layout=layout), atol=1e-6)
+
+
+# ---- issue 16: PyTorch's fused normalisation ops (native_layer_norm, native_batch_norm, native_group_norm) --------
+# one op forward and one backward each, with PyTorch's node names; second derivatives (create_graph) are exact.
+
+NORM_FUNCTIONS = {
+    "layer_norm": (lambda lib, x, w, b: lib.nn.functional.layer_norm(x, (4,), w, b, eps=1e-3), (3, 2, 4), 4),
+    "layer_norm_2d": (lambda lib, x, w, b: lib.nn.functional.layer_norm(x, (2, 4), w.reshape(2, 2).repeat(1, 2),
+                                                                        b.reshape(2, 2).repeat(1, 2)), (3, 2, 4), 4),
+    "group_norm": (lambda lib, x, w, b: lib.nn.functional.group_norm(x, 2, w, b, eps=1e-3), (3, 4, 5), 4),
+    "batch_norm_train": (lambda lib, x, w, b: lib.nn.functional.batch_norm(x, None, None, w, b, training=True,
+                                                                          eps=1e-3), (3, 4, 5), 4),
+    "batch_norm_eval": (lambda lib, x, w, b: lib.nn.functional.batch_norm(
+        x, lib.linspace(-1, 1, 4, device=x.device, dtype=x.dtype), lib.linspace(0.5, 2, 4, device=x.device,
+                                                                                dtype=x.dtype), w, b,
+        training=False), (3, 4, 5), 4),
+}
+
+
+@pytest.mark.parametrize("name", NORM_FUNCTIONS)
+@pytest.mark.parametrize("layout", ["contiguous", "permuted", "sliced", "offset"])
+def test_fused_norms_nodes_and_second_derivatives(name, layout):
+    fn, shape, c = NORM_FUNCTIONS[name]
+    check_grad(fn, rand(*shape, layout=layout, low=-2, high=4), rand(c, seed=1, low=0.5, high=2),
+               rand(c, seed=2), rtol=1e-4, atol=1e-4, gradgradcheck=False)
+
+
+@pytest.mark.parametrize("name", NORM_FUNCTIONS)
+def test_fused_norms_gradgradcheck(name):
+    fn, shape, c = NORM_FUNCTIONS[name]
+    xs = [rand(*shape, low=-2, high=4), rand(c, seed=1, low=0.5, high=2), rand(c, seed=2)]
+    args = [p.build(tt).double().requires_grad_(True) for p in xs]
+    assert tt.autograd.gradgradcheck(lambda *a: fn(tt, *a), args)
+
+
+NORM_NODE_CASES = {
+    "layer_norm_plain": lambda lib, x: lib.nn.functional.layer_norm(x, (5,)),
+    "layer_norm_weight": lambda lib, x: lib.nn.functional.layer_norm(x, (5,), lib.ones(5, device=x.device)),
+    "group_norm_plain": lambda lib, x: lib.nn.functional.group_norm(x, 2),
+    "batch_norm_stats": lambda lib, x: lib.nn.functional.batch_norm(x, lib.zeros(4, device=x.device),
+                                                                    lib.ones(4, device=x.device), training=True),
+    "batch_norm_no_stats": lambda lib, x: lib.nn.functional.batch_norm(x, None, None, training=True),
+    "batch_norm_eval": lambda lib, x: lib.nn.functional.batch_norm(x, lib.zeros(4, device=x.device),
+                                                                   lib.ones(4, device=x.device)),
+    "LayerNorm": lambda lib, x: lib.nn.LayerNorm(5).to(x.device)(x),
+    "LayerNorm_no_affine": lambda lib, x: lib.nn.LayerNorm((4, 5), elementwise_affine=False)(x),
+    "GroupNorm": lambda lib, x: lib.nn.GroupNorm(2, 4).to(x.device)(x),
+    "BatchNorm1d": lambda lib, x: lib.nn.BatchNorm1d(4).to(x.device)(x),
+    "BatchNorm1d_eval": lambda lib, x: lib.nn.BatchNorm1d(4).to(x.device).eval()(x),
+    "BatchNorm2d": lambda lib, x: lib.nn.BatchNorm2d(4).to(x.device)(x.unsqueeze(-1)),
+    "BatchNorm2d_no_stats": lambda lib, x: lib.nn.BatchNorm2d(4, track_running_stats=False).to(x.device)(
+        x.unsqueeze(-1)),
+}
+
+
+@pytest.mark.parametrize("name", NORM_NODE_CASES)
+def test_norm_node_names_are_pytorchs(name):
+    names = {}
+    for lib in (tt, torch):
+        x = rand(3, 4, 5).build(lib).requires_grad_(True)
+        names[lib] = type(NORM_NODE_CASES[name](lib, x).grad_fn).__name__
+    assert names[tt] == names[torch]
+
+
+def test_every_norm_module_is_covered():
+    covered = {name.split("_")[0] for name in NORM_NODE_CASES}
+    assert set(tt.nn.modules.normalization.__all__) | set(tt.nn.modules.batchnorm.__all__) <= covered
+
+
+def test_layer_norm_is_one_op_each_way():
+    x = tt.randn(3, 4, requires_grad=True)
+    ln = tt.nn.LayerNorm(4)
+    with tt.dispatch.trace() as t:
+        y = ln(x)
+    assert [e.op for e in t.events if e.parent is None] == ["aten::native_layer_norm"]
+    with tt.dispatch.trace() as t:
+        y.backward(tt.ones(3, 4))
+    assert [e.op for e in t.events if e.parent is None and e.backward_node == "NativeLayerNormBackward0"] == [
+        "aten::native_layer_norm_backward"]
+
+
+def test_batch_norm_running_stats_keep_their_version_as_in_pytorch():
+    """native_batch_norm updates the running statistics inside its kernel: their version counter does not
+    move (PyTorch's stays 0), and changing them in place after an evaluation-mode forward, which saved them,
+    makes backward fail with PyTorch's message."""
+    for lib in (tt, torch):
+        x = lib.randn(4, 3, requires_grad=True)
+        rm, rv = lib.zeros(3), lib.ones(3)
+        lib.nn.functional.batch_norm(x, rm, rv, training=True).sum().backward()
+        assert rm._version == 0 and rv._version == 0
+        assert rm.abs().sum().item() > 0           # (updated all the same)
+
+    def changed_after_eval(lib):
+        x = lib.ones(4, 3, requires_grad=True)
+        rm, rv = lib.zeros(3), lib.ones(3)
+        y = lib.nn.functional.batch_norm(x, rm, rv, training=False)
+        rm.add_(1)
+        y.sum().backward()
+    check(changed_after_eval)
+
+
+@pytest.mark.parametrize("momentum", [0.1, None])
+def test_batchnorm_module_running_stats_and_eval_after_training(momentum):
+    make = lambda nn: nn.BatchNorm2d(3, momentum=momentum)     # noqa: E731
+    _train_steps(make, [(4, 3, 2, 2)] * 3 + [(2, 3, 2, 2)], "permuted", [True, True, False, True])
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, x, w: lib.nn.functional.layer_norm(x, (6,), w, w),
+    lambda lib, x, w: lib.nn.functional.group_norm(x, 3, w, w),
+    lambda lib, x, w: lib.nn.functional.batch_norm(x, None, None, w, w, training=True),
+])
+@pytest.mark.parametrize("param_dtype", ["float16", "float32"])
+def test_float16_is_computed_in_float32(fn, param_dtype):
+    """float16 input, float16 or float32 (the "mixed" case) parameters: computed in float32, rounded once."""
+    x = np.random.default_rng(0).uniform(-3, 5, (4, 6)).astype(np.float16)
+    w = np.linspace(0.5, 2, 6).astype(param_dtype)
+    check(fn, P(x), P(w), rtol=1e-3, atol=2e-3)
+    grads = {}
+    for lib in (tt, torch):
+        xt = P(x).build(lib).requires_grad_(True)
+        (g,) = lib.autograd.grad(fn(lib, xt, P(w).build(lib)).pow(2).sum(), xt)
+        grads[lib] = g.float().cpu().numpy()
+    np.testing.assert_allclose(grads[tt], grads[torch], rtol=1e-2, atol=2e-2)
+
+
+def test_norms_on_the_meta_device():
+    check(lambda lib: lib.nn.functional.layer_norm(lib.ones(2, 3, device="meta"), (3,)).shape)
+    check(lambda lib: lib.nn.functional.batch_norm(lib.ones(2, 3, device="meta"), None, None, training=True).shape)
+    check(lambda lib: lib.nn.functional.group_norm(lib.ones(2, 4, 3, device="meta"), 2).shape)

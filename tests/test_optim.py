@@ -243,6 +243,19 @@ def test_trajectory_matches_torch(name, kwargs, layout):
     run_trajectory(name, kwargs, NONCONTIGUOUS if layout == "noncontiguous" else None)
 
 
+# foreach=True: the multi-tensor paths (`_multi_tensor_sgd`, ...), in both libraries (PyTorch runs its foreach
+# ops' slow path on the CPU)
+FOREACH_CONFIGS = [(name, kwargs) for name, kwargs in CONFIGS
+                   if name in ("SGD", "Adam", "AdamW", "RMSprop", "Adagrad")]
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "noncontiguous"])
+@pytest.mark.parametrize("name,kwargs", FOREACH_CONFIGS,
+                         ids=[f"{n}-{'-'.join(k) or 'default'}" for n, k in FOREACH_CONFIGS])
+def test_foreach_trajectory_matches_torch(name, kwargs, layout):
+    run_trajectory(name, {**kwargs, "foreach": True}, NONCONTIGUOUS if layout == "noncontiguous" else None)
+
+
 @pytest.mark.parametrize("layout", ["contiguous", "noncontiguous"])
 @pytest.mark.parametrize("name,kwargs", LBFGS_CONFIGS,
                          ids=[f"{n}-{'-'.join(k) or 'default'}" for n, k in LBFGS_CONFIGS])
@@ -562,6 +575,42 @@ def test_param_groups_have_torchs_keys_and_kernel_switches(name):
                   for lib in (tt, torch)]
         assert [(k, v) for k, v in groups[0].items() if k != "params"] == \
                [(k, v) for k, v in groups[1].items() if k != "params"]
+
+
+def test_default_foreach_rule_is_torchs():
+    """foreach=None: the multi-tensor path only when every parameter is on cuda (torch/optim/optimizer.py
+    `_default_to_fused_or_foreach`); on the CPU the single-tensor loop, as in PyTorch."""
+    from torch.optim.optimizer import _default_to_fused_or_foreach as torch_rule
+
+    from teachtorch.optim.optimizer import _default_to_fused_or_foreach
+    cpu = [tt.zeros(2, device="cpu"), None]
+    assert _default_to_fused_or_foreach(cpu, False) == torch_rule([torch.zeros(2), None], False) == (False, False)
+    assert _default_to_fused_or_foreach([tt.zeros(2, device="meta")], False) == (False, False)
+    assert _default_to_fused_or_foreach([tt.zeros(2)], True) == (False, False)       # differentiable
+    on_cuda = tt.get_default_device().type == "cuda"
+    assert _default_to_fused_or_foreach([tt.zeros(2)], False) == (False, on_cuda)
+
+
+@pytest.mark.parametrize("foreach", [None, False, True])
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"])
+def test_foreach_runs_one_op_per_line_for_all_parameters(name, foreach):
+    """The dispatched ops of one step (depth 0 of a trace): one per parameter and line of the algorithm in the
+    single-tensor loop, one per line for the whole group with foreach (the count does not grow with it)."""
+    def ops_in_one_step(n_params):
+        params = [tt.randn(3, 2, requires_grad=True) for _ in range(n_params)]
+        kwargs = {"momentum": 0.9} if name == "SGD" else {}
+        opt = getattr(tt.optim, name)(params, lr=0.1, foreach=foreach, **kwargs)
+        for _ in range(2):                                      # the second step: the state exists
+            for p in params:
+                p.grad = tt.ones(3, 2)
+            with tt.dispatch.trace() as t:
+                opt.step()
+        return [e.aten_name for e in t.events if e.depth == 0]
+    few, many = ops_in_one_step(2), ops_in_one_step(6)
+    multi = foreach or (foreach is None and tt.get_default_device().type == "cuda")
+    assert all(op.startswith("aten._foreach_") for op in few + many) == multi
+    assert (len(few) == len(many)) == multi
+    assert len(many) == (len(few) if multi else 3 * len(few))
 
 
 def test_fused_with_foreach_and_differentiable_are_refused():

@@ -56,7 +56,7 @@ def _kernel_for(op):
         def ADInplaceOrView_inplace(ks, *args):
             out = redispatch_below_ad_inplace_or_view(op, ks & AFTER_AD_INPLACE_OR_VIEW, args)
             for i in mutated:
-                args[i]._vc.value += 1
+                increment_version(args[i])
             return out
         return ADInplaceOrView_inplace
     if schema.is_view:
@@ -71,6 +71,16 @@ def _kernel_for(op):
             return out
         return ADInplaceOrView_view
     return None
+
+
+def increment_version(written):
+    """Bump the version counter of a written tensor, or of each tensor of a written list (`Tensor(a!)[] self`,
+    the in-place `_foreach_*` ops), as PyTorch's generated ADInplaceOrView kernels call `increment_version`."""
+    if type(written) is list or type(written) is tuple:
+        for t in written:
+            t._vc.value += 1
+    else:
+        written._vc.value += 1
 
 
 def _register(op):

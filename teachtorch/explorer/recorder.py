@@ -234,11 +234,11 @@ class Recorder:
             gc.freeze()
             self.trace.__enter__()
             self._listen.__enter__()
+            self._due = time.perf_counter() + self.interval   # a call: a Ctrl-C may land here too
+            return self
         except BaseException:                 # Ctrl-C half-way in: undo what was done, then let it go on
             self._stop_recording()
             raise
-        self._due = time.perf_counter() + self.interval
-        return self
 
     def __exit__(self, *exc):
         self._stop_recording()

@@ -241,7 +241,14 @@ def clamp(xp, a, lo, hi):
 
 
 def lerp(xp, start, end, weight):
-    # aten/src/ATen/native/Lerp.h: two formulas, so that weight 0 gives exactly start and weight 1 exactly end
+    # aten/src/ATen/native/Lerp.h `lerp`: two formulas, so that weight 0 gives exactly start and weight 1 exactly
+    # end; each element takes the one its |weight| < 0.5 picks.
+    if type(weight) is not xp.ndarray or (xp is np and weight.ndim == 0):
+        # One weight for every element (a Python number, PyTorch's lerp.Scalar and `lerp_kernel_scalar`, or a
+        # 0-dim host array): one formula for the whole tensor, so only that one is computed
+        if abs(weight) < 0.5:
+            return start + weight * (end - start)
+        return end - (end - start) * (1 - weight)
     return xp.where(xp.abs(weight) < 0.5, start + weight * (end - start), end - (end - start) * (1 - weight))
 
 

@@ -23,6 +23,7 @@ from .._strides import (channels_last_strides, check_size_nonnegative, compute_s
 from ..backends import check_writable, empty, write
 from ..backends import preserve_strides
 from ..dispatch import dispatcher
+from . import views as VK
 from .indexing import assert_no_overlap, check_out_dtype, finish_out, fresh, is_meta, write_elements, xp_for
 
 # ---- memory formats -----------------------------------------------------------------------------------------
@@ -123,6 +124,26 @@ def cat_kernel(ks, tensors, dim=0):
     if result is None:
         return empty(sizes, dtype, device, strides)
     return fresh(result, dtype, device, strides)
+
+
+def stack_kernel(ks, tensors, dim=0):
+    """PyTorch's stack kernel (TensorShape.cpp `stack`, CompositeExplicitAutograd): cat of the inputs each
+    unsqueezed at `dim`. It runs below autograd, as one op with one node (StackBackward0), so it calls the
+    kernels, not the ops: `cat_kernel` and the view kernels."""
+    if len(tensors) == 0:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    ndim = tensors[0].dim()
+    dim = normalize_dim(dim, ndim + 1)
+    for i, t in enumerate(tensors[1:], 1):
+        if t._sizes != tensors[0]._sizes:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0]._sizes)} at "
+                               f"entry 0 and {list(t._sizes)} at entry {i}")
+    if dim < ndim:
+        # cat along `dim`, then split that dim in two (always possible on cat's fresh result): cat's layout
+        sizes = list(tensors[0]._sizes)
+        sizes.insert(dim, len(tensors))
+        return VK._unsafe_view_kernel(cat_kernel(ks, tensors, dim), sizes)
+    return cat_kernel(ks, [VK.unsqueeze_kernel(t, dim) for t in tensors], dim)
 
 
 def cat_out_kernel(ks, tensors, dim, out):

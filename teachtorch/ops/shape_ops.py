@@ -3,9 +3,8 @@
 These ops make a *new* tensor from whole blocks of their inputs' elements (kernels/shape.py says how, and
 how PyTorch picks each result's layout). Several are compositions, exactly as in PyTorch
 (aten/src/ATen/native/TensorShape.cpp), and are registered as CompositeImplicitAutograd so a dispatch trace
-shows the pieces:
+shows the pieces (`stack` is an op of its own, as in PyTorch: node StackBackward0):
 
-    stack(ts, d)      cat of the tensors, then a view with the new dim (or cat of `t.unsqueeze(d)` at the end)
     hstack / vstack   atleast_1d / atleast_2d, then cat along dim 1 (0 for 1-d) / dim 0
     dstack            atleast_3d, then cat along dim 2
     tile(t, reps)     repeat, with 1s prepended to `reps`
@@ -83,23 +82,13 @@ def _stack_inputs(tensors, dim):
     return [views.unsqueeze(t, dim) for t in tensors]
 
 
-def _stack(tensors, dim=0, out=None):
-    if len(tensors) == 0:
-        raise RuntimeError("stack expects a non-empty TensorList")
-    ndim = tensors[0].dim()
-    dim = normalize_dim(dim, ndim + 1)
-    inputs = _stack_inputs(tensors, dim)
-    if out is not None:
-        return cat_out(inputs, dim, out=out)
-    if dim < ndim:
-        # cat along `dim`, then split that dim in two with a view (always possible): cat's layout is kept
-        sizes = list(tensors[0]._sizes)
-        sizes.insert(dim, len(tensors))
-        return views._unsafe_view_op(cat_op(tensors, dim), sizes)
-    return cat_op(inputs, dim)
+def _stack_out(tensors, dim, out):
+    """stack.out: cat of the inputs each unsqueezed at `dim`, into `out`."""
+    dim = normalize_dim(dim, tensors[0].dim() + 1)
+    return cat_out(_stack_inputs(tensors, dim), dim, out=out)
 
 
-stack_op = composite_op("stack(Tensor[] tensors, int dim=0) -> Tensor", _stack)
+stack_op = kernel_op("stack(Tensor[] tensors, int dim=0) -> Tensor", K.stack_kernel)
 
 
 def stack(tensors, dim=0, *, out=None):
@@ -107,7 +96,7 @@ def stack(tensors, dim=0, *, out=None):
     tensors = _tensor_list(tensors, "stack")
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
-    return stack_op(tensors, dim) if out is None else _stack(tensors, dim, out)
+    return stack_op(tensors, dim) if out is None else _stack_out(tensors, dim, out)
 
 
 def _atleast(n):

@@ -336,6 +336,13 @@ for _name, _fn in {
 
 
 def _T(self):
+    """`x.T`: the dims reversed, `permute(n-1, ..., 0)` (PyTorch's `numpy_T`, so its node is PermuteBackward0
+    for a matrix too)."""
+    return permute_op(self, list(range(self.dim() - 1, -1, -1)))
+
+
+def _H(self):
+    """`x.H`: the conjugate transpose of a matrix, `transpose(0, 1)` for real tensors (PyTorch's `matrix_H`)."""
     if self.dim() == 2:
         return transpose(self, 0, 1)
     return permute_op(self, list(range(self.dim() - 1, -1, -1)))
@@ -349,7 +356,7 @@ def _mT(self):
 
 Tensor.T = property(_T)
 Tensor.mT = property(_mT)
-Tensor.H = property(_T)
+Tensor.H = property(_H)
 Tensor.mH = property(_mT)
 
 

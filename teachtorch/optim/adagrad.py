@@ -17,7 +17,13 @@ that never gets a gradient has state too), so teachtorch does the same: the stat
 
 from ..autograd.grad_mode import no_grad
 from ..ops import full_like, preserve_format, tensor
-from .optimizer import Optimizer, _check_kernel_switches, _scalar_dtype
+from ..ops import (
+    _foreach_add, _foreach_add_, _foreach_addcdiv_, _foreach_addcmul_, _foreach_mul, _foreach_mul_, _foreach_neg,
+    _foreach_sqrt,
+)
+from .optimizer import (
+    Optimizer, _check_kernel_switches, _group_tensors_by_device_and_dtype, _scalar_dtype, _use_foreach,
+)
 
 __all__ = ["Adagrad"]
 
@@ -58,6 +64,10 @@ class Adagrad(Optimizer):
         """One Adagrad update of every parameter that has a gradient; returns `closure()`'s loss if given."""
         loss = self._call_closure(closure)
         for group in self.param_groups:
+            params = [p for p in group["params"] if p.grad is not None]
+            if _use_foreach(params, group.get("foreach"), group.get("fused"), group.get("differentiable", False)):
+                self._multi_tensor_step(group, params)
+                continue
             lr, lr_decay, eps, weight_decay = group["lr"], group["lr_decay"], group["eps"], group["weight_decay"]
             for param in group["params"]:
                 if param.grad is None:
@@ -77,3 +87,44 @@ class Adagrad(Optimizer):
                 std = state_sum.sqrt().add_(eps)
                 param.addcdiv_(grad, std, value=-clr)
         return loss
+
+    def _multi_tensor_step(self, group, params):
+        """The foreach path of `step` for one group (PyTorch's `_init_group`, then `_multi_tensor_adagrad`)."""
+        state_sums, state_steps = [], []
+        for param in params:
+            state = self.state[param]
+            if len(state) == 0:
+                self._init_state(param, state)
+            state_sums.append(state["sum"])
+            state_steps.append(state["step"])
+        _multi_tensor_adagrad(params, [p.grad for p in params], state_sums, state_steps, lr=group["lr"],
+                              weight_decay=group["weight_decay"], lr_decay=group["lr_decay"], eps=group["eps"],
+                              maximize=group["maximize"])
+
+
+def _multi_tensor_adagrad(params, grads, state_sums, state_steps, *, lr, weight_decay, lr_decay, eps, maximize):
+    """Adagrad over lists of tensors, one `_foreach_*` call per line (torch/optim/adagrad.py
+    `_multi_tensor_adagrad`)."""
+    if len(params) == 0:
+        return
+    grouped = _group_tensors_by_device_and_dtype([params, grads, state_sums, state_steps])
+    for (device_params, device_grads, device_state_sums, device_state_steps), _ in grouped.values():
+        if maximize:
+            device_grads = _foreach_neg(device_grads)
+        _foreach_add_(device_state_steps, 1)
+        if weight_decay != 0:
+            if maximize:      # device_grads is already a new list of tensors: reuse it
+                _foreach_add_(device_grads, device_params, alpha=weight_decay)
+            else:
+                device_grads = _foreach_add(device_grads, device_params, alpha=weight_decay)
+
+        minus_clr = [-lr / (1 + (step.item() - 1) * lr_decay) for step in device_state_steps]
+        _foreach_addcmul_(device_state_sums, device_grads, device_grads, 1)
+        std = _foreach_sqrt(device_state_sums)
+        _foreach_add_(std, eps)
+        if weight_decay != 0 or maximize:     # device_grads is a new list: scale it in place
+            _foreach_mul_(device_grads, minus_clr)
+            numerator = device_grads
+        else:
+            numerator = _foreach_mul(device_grads, minus_clr)
+        _foreach_addcdiv_(device_params, numerator, std)

@@ -16,6 +16,10 @@ steps of similar size. The update at step t, as PyTorch's torch/optim/adam.py co
 m and v start at zero, so early on they are too small; dividing by 1 - beta^t (the *bias correction*)
 undoes that. The step count t is the state `'step'`, a scalar float32 tensor as in PyTorch 2.x.
 
+With `foreach=True` (the default when every parameter is on cuda, as in PyTorch) the same update runs as
+`_multi_tensor_adam` below: each line above is one `_foreach_*` call over all the parameters of a group
+(PyTorch's torch/optim/adam.py `_multi_tensor_adam`, its non-capturable branch, line by line).
+
 The state tensors are made with `zeros_like(param, memory_format=preserve_format)`, so they have the
 parameter's strides. A transposed parameter (`w.t().clone()`) gives transposed state, and every in-place op
 below (`lerp_`, `mul_`, `addcmul_`, `addcdiv_`) then writes into a non-contiguous tensor. That is the case
@@ -25,8 +29,13 @@ outputs, so the weights silently never moved (pytorch#118115). teachtorch's sing
 """
 
 from ..autograd.grad_mode import no_grad
-from ..ops import maximum, preserve_format, zeros, zeros_like
-from .optimizer import Optimizer, _check_kernel_switches, _scalar_dtype
+from ..ops import (
+    _foreach_add, _foreach_add_, _foreach_addcdiv_, _foreach_addcmul_, _foreach_div_, _foreach_lerp_,
+    _foreach_maximum_, _foreach_mul_, _foreach_neg, _foreach_sqrt, maximum, preserve_format, zeros, zeros_like,
+)
+from .optimizer import (
+    Optimizer, _check_kernel_switches, _group_tensors_by_device_and_dtype, _scalar_dtype, _use_foreach,
+)
 
 __all__ = ["Adam"]
 
@@ -74,6 +83,10 @@ class Adam(Optimizer):
         """One Adam update of every parameter that has a gradient; returns `closure()`'s loss if given."""
         loss = self._call_closure(closure)
         for group in self.param_groups:
+            params = [p for p in group["params"] if p.grad is not None]
+            if _use_foreach(params, group.get("foreach"), group.get("fused"), group.get("differentiable", False)):
+                self._multi_tensor_step(group, params)
+                continue
             lr = group["lr"]
             beta1, beta2 = group["betas"]
             eps = group["eps"]
@@ -116,3 +129,67 @@ class Adam(Optimizer):
 
                 param.addcdiv_(exp_avg, denom, value=-step_size)
         return loss
+
+    def _multi_tensor_step(self, group, params):
+        """The foreach path of `step` for one group: gather the lists (PyTorch's `_init_group`), then update."""
+        grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps = [], [], [], [], []
+        for param in params:
+            state = self.state[param]
+            if len(state) == 0:
+                self._init_state(param, state, group["amsgrad"])
+            grads.append(param.grad)
+            exp_avgs.append(state["exp_avg"])
+            exp_avg_sqs.append(state["exp_avg_sq"])
+            if group["amsgrad"]:
+                max_exp_avg_sqs.append(state["max_exp_avg_sq"])
+            state_steps.append(state["step"])
+        beta1, beta2 = group["betas"]
+        _multi_tensor_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps,
+                           amsgrad=group["amsgrad"], beta1=beta1, beta2=beta2, lr=group["lr"],
+                           weight_decay=group["weight_decay"], eps=group["eps"], maximize=group["maximize"],
+                           decoupled_weight_decay=group["decoupled_weight_decay"])
+
+
+def _multi_tensor_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, amsgrad, beta1,
+                       beta2, lr, weight_decay, eps, maximize, decoupled_weight_decay):
+    """Adam over lists of tensors, one `_foreach_*` call per line (torch/optim/adam.py `_multi_tensor_adam`)."""
+    if len(params) == 0:
+        return
+    grouped = _group_tensors_by_device_and_dtype([params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs,
+                                                  state_steps])
+    for (device_params, device_grads, device_exp_avgs, device_exp_avg_sqs, device_max_exp_avg_sqs,
+         device_state_steps), _ in grouped.values():
+        if maximize:
+            device_grads = _foreach_neg(device_grads)
+        # PyTorch adds a cpu tensor(1.0) to cpu steps (cheaper in C++ than wrapping the number each time);
+        # the number 1 gives the same counts
+        _foreach_add_(device_state_steps, 1)
+
+        if weight_decay != 0:
+            if decoupled_weight_decay:
+                _foreach_mul_(device_params, 1 - lr * weight_decay)
+            elif maximize:     # device_grads is already a new list of tensors: reuse it
+                _foreach_add_(device_grads, device_params, alpha=weight_decay)
+            else:
+                device_grads = _foreach_add(device_grads, device_params, alpha=weight_decay)
+
+        # the running averages
+        _foreach_lerp_(device_exp_avgs, device_grads, 1 - beta1)
+        _foreach_mul_(device_exp_avg_sqs, beta2)
+        _foreach_addcmul_(device_exp_avg_sqs, device_grads, device_grads, 1 - beta2)
+        del device_grads
+
+        # one Python number per parameter (each has its own step count)
+        bias_correction1 = [1 - beta1 ** step.item() for step in device_state_steps]
+        bias_correction2 = [1 - beta2 ** step.item() for step in device_state_steps]
+        step_size = [(lr / bc) * -1 for bc in bias_correction1]
+        bias_correction2_sqrt = [bc ** 0.5 for bc in bias_correction2]
+
+        if amsgrad:
+            _foreach_maximum_(device_max_exp_avg_sqs, device_exp_avg_sqs)
+            exp_avg_sq_sqrt = _foreach_sqrt(device_max_exp_avg_sqs)
+        else:
+            exp_avg_sq_sqrt = _foreach_sqrt(device_exp_avg_sqs)
+        _foreach_div_(exp_avg_sq_sqrt, bias_correction2_sqrt)
+        _foreach_add_(exp_avg_sq_sqrt, eps)
+        _foreach_addcdiv_(device_params, device_exp_avgs, exp_avg_sq_sqrt, step_size)

@@ -14,10 +14,13 @@ every optimizer, and live here as in PyTorch's `torch/optim/optimizer.py`:
   position of each parameter over all groups, in order), so that a checkpoint can be loaded into a fresh
   optimizer whose parameters are different tensor objects.
 
-PyTorch's optimizers also have step hooks, `foreach` / `fused` kernels that update many tensors per call,
-and `capturable` / `differentiable` modes for CUDA graphs and meta-learning. teachtorch writes only the
-readable single-tensor version of each algorithm (PyTorch's `foreach=False` path, which is what it runs on
-CPU anyway), so those switches are not here.
+PyTorch's optimizers have two implementations of each algorithm: the readable single-tensor loop
+(`_single_tensor_adam`: one op call per parameter per line of the algorithm) and the multi-tensor one
+(`_multi_tensor_adam`, `foreach=True`: one `_foreach_*` op call per line, over all the parameters of a group at
+once; ops/foreach.py). teachtorch has both, in each optimizer's file, side by side. `foreach=None` picks as
+PyTorch does (`_default_to_fused_or_foreach` below): the multi-tensor path when every parameter is on a
+device with foreach kernels (cuda), the single-tensor loop otherwise, so on the CPU the default is the loop,
+as in PyTorch. `fused` (one kernel for the whole update), `capturable` and `differentiable` are not here.
 """
 
 import warnings
@@ -51,14 +54,56 @@ def _check_kernel_switches(foreach=None, fused=None, differentiable=False):
 
     `foreach` (one kernel per op over all parameters) and `fused` (one kernel for the whole update) are
     PyTorch's faster implementations of the same arithmetic, and `capturable` keeps the step counter on the
-    GPU for CUDA graphs. teachtorch always runs the readable per-parameter loop, so each optimizer accepts
-    them and keeps them in its defaults (so that state_dicts have PyTorch's keys); the numbers come out the same.
+    GPU for CUDA graphs. Each optimizer accepts them and keeps them in its defaults (so that state_dicts have
+    PyTorch's keys); `foreach` picks the multi-tensor path where the optimizer has one (`_use_foreach`),
+    `fused` and `capturable` are accepted and run the single-tensor loop: the numbers come out the same.
     `differentiable=True` (backpropagating *through* the update) is not supported."""
     if foreach and fused:
         raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
     if differentiable:
         raise NotImplementedError("differentiable=True is not supported: teachtorch's optimizers update the "
                                   "parameters under no_grad")
+
+
+# torch/optim/optimizer.py `_get_foreach_kernels_supported_devices`: cuda (and xpu, PyTorch's private backends)
+_FOREACH_SUPPORTED_DEVICES = ("cuda",)
+
+
+def _default_to_fused_or_foreach(params, differentiable, use_fused=False):
+    """(fused, foreach) when the user gave neither (torch/optim/optimizer.py): foreach when every parameter is
+    on a device with foreach kernels and the update need not be differentiable. teachtorch has no fused
+    kernels, so `fused` is always False here."""
+    if differentiable:
+        return False, False
+    foreach = all(p is None or (isinstance(p, Tensor) and p.device.type in _FOREACH_SUPPORTED_DEVICES)
+                  for p in params)
+    return False, foreach
+
+
+def _use_foreach(params, foreach, fused=None, differentiable=False):
+    """Does this step take the multi-tensor path? PyTorch's rule, as `adam()` applies it: an explicit
+    `foreach` wins; with neither `foreach` nor `fused` given, `_default_to_fused_or_foreach` decides."""
+    if foreach is None and fused is None:
+        _, foreach = _default_to_fused_or_foreach(params, differentiable, use_fused=False)
+    return bool(foreach)
+
+
+def _group_tensors_by_device_and_dtype(tensorlistlist):
+    """Split parallel lists of tensors (params, grads, states, ...) by the device and dtype of the first list
+    (torch/utils/_foreach_utils.py, `Optimizer._group_tensors_by_device_and_dtype`): each foreach call then
+    gets tensors of one device and one dtype. Returns {(device, dtype): (lists, indices)}; an empty list
+    (Adam's `max_exp_avg_sqs` without amsgrad) stays empty in every group."""
+    groups = {}
+    for i, p in enumerate(tensorlistlist[0]):
+        key = (str(p.device), p.dtype)
+        if key not in groups:
+            groups[key] = ([[] for _ in tensorlistlist], [])
+        lists, indices = groups[key]
+        for dst, src in zip(lists, tensorlistlist):
+            if len(src):
+                dst.append(src[i])
+        indices.append(i)
+    return groups
 
 
 class Optimizer:

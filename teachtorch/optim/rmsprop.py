@@ -22,8 +22,13 @@ Note that eps is added *after* the square root (TensorFlow adds it inside). The 
 """
 
 from ..autograd.grad_mode import no_grad
-from ..ops import preserve_format, zeros, zeros_like
-from .optimizer import Optimizer, _check_kernel_switches, _scalar_dtype
+from ..ops import (
+    _foreach_add, _foreach_add_, _foreach_addcdiv_, _foreach_addcmul, _foreach_addcmul_, _foreach_lerp_,
+    _foreach_mul_, _foreach_neg, _foreach_sqrt, _foreach_sqrt_, preserve_format, zeros, zeros_like,
+)
+from .optimizer import (
+    Optimizer, _check_kernel_switches, _group_tensors_by_device_and_dtype, _scalar_dtype, _use_foreach,
+)
 
 __all__ = ["RMSprop"]
 
@@ -68,6 +73,10 @@ class RMSprop(Optimizer):
         """One RMSprop update of every parameter that has a gradient; returns `closure()`'s loss if given."""
         loss = self._call_closure(closure)
         for group in self.param_groups:
+            params = [p for p in group["params"] if p.grad is not None]
+            if _use_foreach(params, group.get("foreach"), None, group.get("differentiable", False)):
+                self._multi_tensor_step(group, params)
+                continue
             lr = group["lr"]
             alpha = group["alpha"]
             weight_decay = group["weight_decay"]
@@ -101,3 +110,59 @@ class RMSprop(Optimizer):
                 else:
                     param.addcdiv_(grad, avg, value=-lr)
         return loss
+
+    def _multi_tensor_step(self, group, params):
+        """The foreach path of `step` for one group (PyTorch's `_init_group`, then `_multi_tensor_rmsprop`)."""
+        grads, square_avgs, grad_avgs, momentum_buffer_list, state_steps = [], [], [], [], []
+        for param in params:
+            state = self.state[param]
+            if len(state) == 0:
+                self._init_state(param, state, group)
+            grads.append(param.grad)
+            square_avgs.append(state["square_avg"])
+            if group["momentum"] > 0:
+                momentum_buffer_list.append(state["momentum_buffer"])
+            if group["centered"]:
+                grad_avgs.append(state["grad_avg"])
+            state_steps.append(state["step"])
+        _multi_tensor_rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffer_list, state_steps,
+                              lr=group["lr"], alpha=group["alpha"], eps=group["eps"],
+                              weight_decay=group["weight_decay"], momentum=group["momentum"],
+                              centered=group["centered"], maximize=group["maximize"])
+
+
+def _multi_tensor_rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffer_list, state_steps, *, lr, alpha,
+                          eps, weight_decay, momentum, centered, maximize):
+    """RMSprop over lists of tensors, one `_foreach_*` call per line (torch/optim/rmsprop.py
+    `_multi_tensor_rmsprop`)."""
+    if len(params) == 0:
+        return
+    grouped = _group_tensors_by_device_and_dtype([params, grads, square_avgs, grad_avgs, momentum_buffer_list,
+                                                  state_steps])
+    for (device_params, device_grads, device_square_avgs, device_grad_avgs, device_momentum_buffer_list,
+         device_state_steps), _ in grouped.values():
+        if maximize:
+            device_grads = _foreach_neg(device_grads)
+        _foreach_add_(device_state_steps, 1)
+        if weight_decay != 0:
+            if maximize:      # device_grads is already a new list of tensors: reuse it
+                _foreach_add_(device_grads, device_params, alpha=weight_decay)
+            else:
+                device_grads = _foreach_add(device_grads, device_params, alpha=weight_decay)
+
+        _foreach_mul_(device_square_avgs, alpha)
+        _foreach_addcmul_(device_square_avgs, device_grads, device_grads, 1 - alpha)
+        if centered:
+            _foreach_lerp_(device_grad_avgs, device_grads, 1 - alpha)
+            avg = _foreach_addcmul(device_square_avgs, device_grad_avgs, device_grad_avgs, -1)
+            _foreach_sqrt_(avg)
+        else:
+            avg = _foreach_sqrt(device_square_avgs)
+        _foreach_add_(avg, eps)
+
+        if momentum > 0:
+            _foreach_mul_(device_momentum_buffer_list, momentum)
+            _foreach_addcdiv_(device_momentum_buffer_list, device_grads, avg)
+            _foreach_add_(device_params, device_momentum_buffer_list, alpha=-lr)
+        else:
+            _foreach_addcdiv_(device_params, device_grads, avg, -lr)

@@ -1,36 +1,18 @@
-"""conv1d and conv2d: im2col built from a strided VIEW of the input, then one matmul.
+"""conv1d, conv2d, conv3d and conv_transpose1d/2d/3d: argument checks, then ONE op, `convolution`.
 
-A 2-D convolution slides a (C, kh, kw) kernel over the (C, H, W) image and takes a dot product at every
-position. Written as loops it is six nested loops; written as linear algebra it is one matrix product:
+PyTorch's `F.conv2d` (aten/src/ATen/native/Convolution.cpp: `conv2d` -> `convolution` -> `_convolution`)
+parses its arguments, checks them (`check_shape_forward`) and calls the op
 
-1. **The window view (no copy).** Every kernel-sized window of the (padded) input is already in memory; we
-   only need a tensor that *looks at* all of them. For an input of strides (sN, sC, sH, sW), the view
+    convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
 
-       windows[n, c, i, j, ki, kj] = x[n, c, i*stride + ki*dilation, j*stride + kj*dilation]
+whose backward node is `ConvolutionBackward0`; the conv_transpose functions call the same op with
+`transposed=True`. This file does the same: the parsing and PyTorch's checks and messages are here, the
+array code (a strided window VIEW of the padded input, im2col, one matmul; col2im for the gradient) is in
+kernels/conv.py, the op in ops/conv.py and its derivative in autograd/derivatives/conv.py.
 
-   has sizes (N, C, out_h, out_w, kh, kw) and strides
-
-       (sN, sC, sH*stride, sW*stride, sH*dilation, sW*dilation)
-
-   because moving one output row down moves the window `stride` input rows (sH*stride elements), and moving
-   one kernel row down moves `dilation` input rows (sH*dilation elements). `as_strided` makes this view
-   over the same storage: nothing is copied, however much the windows overlap.
-2. **im2col (the copy).** Reshaping the windows to a matrix of shape (N, C*kh*kw, out_h*out_w) (one column
-   per output position, "image to columns") is where the elements are copied: a 3x3 kernel with stride 1
-   reads each pixel 9 times.
-3. **One matmul.** The weight (O, C, kh, kw) reshaped to (O, C*kh*kw) times the columns gives
-   (N, O, out_h*out_w), which is the output (N, O, out_h, out_w) after a free view, plus the bias.
-
-With `groups` the C input channels are split into groups of C/groups, each seen by its own O/groups output
-channels: the weight becomes (groups, O/groups, C/groups*kh*kw), the columns (N, groups, C/groups*kh*kw, L),
-and one broadcast matmul does every group at once.
-
-Autograd needs nothing new: as_strided, reshape, matmul and add all have derivatives. The backward of the
-window view (AsStridedBackward0) adds the gradient of every window back onto the pixels it saw (col2im).
-
-PyTorch's CPU kernel (aten/src/ATen/native/ConvolutionMM2d.cpp, `slow_conv2d`) does the same im2col + GEMM,
-but copies the windows with a C loop (`unfolded2d_copy`) instead of a view; oneDNN / cuDNN use faster
-algorithms. The checks and their messages come from aten/src/ATen/native/Convolution.cpp.
+`padding='same'` with an even kernel needs one more pixel on one side than on the other: as PyTorch's
+`_convolution_mode`, the input is first padded by that difference (`F.pad`, ConstantPadNdBackward0) and the
+convolution gets the symmetric rest.
 """
 
 import math
@@ -38,10 +20,9 @@ import warnings
 
 import teachtorch as tt
 from ..._dtype import TYPEMETA_NAMES
-from ..._strides import has_internal_overlap
-from ._layout import _pytorch_layout
 
-__all__ = ["conv1d", "conv2d"]
+__all__ = ["conv1d", "conv2d", "conv3d",
+           "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
 
 
 def _tuple(value, n, name):
@@ -53,44 +34,6 @@ def _tuple(value, n, name):
         raise RuntimeError(f"expected {name} to be a single integer value or a list of {n} values to match the "
                            f"convolution dimensions, but got {name}={list(values)}")
     return values
-
-
-def _pad(x, pads, value=0.0):
-    """`x` with its last len(pads) dims padded by pads[d] = (before, after) elements of `value`.
-
-    A new tensor filled with `value`, and the input written into its middle through a sliced view: the
-    write is an in-place copy, which autograd records (CopySlices), so the gradient flows back to `x`.
-    """
-    if all(before == 0 and after == 0 for before, after in pads):
-        return x
-    lead = x.dim() - len(pads)
-    sizes = tuple(x.shape[:lead]) + tuple(size + before + after for size, (before, after)
-                                          in zip(x.shape[lead:], pads))
-    padded = x.new_full(sizes, value)
-    middle = (slice(None),) * lead + tuple(slice(before, before + size) for size, (before, _)
-                                           in zip(x.shape[lead:], pads))
-    padded[middle] = x
-    return padded
-
-
-def _windows(x, kernel, stride, dilation, out_sizes):
-    """The sliding-window VIEW of `x` over its last len(kernel) dims (no copy; see the module docstring).
-
-    Leading dims keep their sizes and strides. For 2-D windows the result has sizes
-    (*lead, out_h, out_w, kh, kw) and strides (*lead, sH*stride_h, sW*stride_w, sH*dil_h, sW*dil_w).
-    """
-    if has_internal_overlap(tuple(x.shape), x.stride()):
-        # An expanded input shows one memory cell at several places. as_strided works on memory, not on the
-        # tensor's elements, so its backward would merge the gradients of those places: copy such an input.
-        x = x.contiguous()
-    lead = x.dim() - len(kernel)
-    spatial_strides = x.stride()[lead:]
-    sizes = tuple(x.shape[:lead]) + tuple(out_sizes) + tuple(kernel)
-    strides = (x.stride()[:lead]
-               + tuple(s * st for s, st in zip(spatial_strides, stride))     # next window: `stride` pixels on
-               + tuple(s * d for s, d in zip(spatial_strides, dilation)))    # next tap: `dilation` pixels on
-    # the offset is counted from the start of the storage, so a sliced input keeps its own start
-    return x.as_strided(sizes, strides, x.storage_offset())
 
 
 def _size_list(t):
@@ -147,16 +90,20 @@ def _uses_mkldnn(input, weight, stride, dilation, groups):
             or math.prod(sizes[:4]) > 20480)
 
 
-def _conv(input, weight, bias, stride, padding, dilation, groups, name):
-    """The convolution over the last weight.dim() - 2 dims of `input` (1 for conv1d, 2 for conv2d)."""
-    # Over 60 lines: the one convolution path (checks, padding, window view, matmul) shared by conv1d and conv2d,
-    # read as lesson 12 reads it.
-    dims = 1 if name == "conv1d" else 2
+def _spatial_dims(input, dims, name):
+    """The unbatched check of Convolution.cpp's conv{1,2,3}d: (dims+1)-D is one unbatched item."""
     if input.dim() not in (dims + 1, dims + 2):
-        unbatched, batched = {1: ("2D", "3D"), 2: ("3D", "4D")}[dims]
+        unbatched, batched = f"{dims + 1}D", f"{dims + 2}D"
         raise RuntimeError(f"Expected {unbatched} (unbatched) or {batched} (batched) input to {name}, but got "
                            f"input of size: {_size_list(input)}")
-    unbatched = input.dim() == dims + 1
+    return input.dim() == dims + 1
+
+
+def _conv(input, weight, bias, stride, padding, dilation, groups, name, dims):
+    """conv1d/2d/3d: parse and check as PyTorch does, then the one op `convolution`."""
+    # Over 60 lines: the argument parsing of Convolution.cpp's conv{1,2,3}d and `_convolution_mode`
+    # ('same'/'valid'), in PyTorch's order, so that its errors come out first; the work is one op call.
+    unbatched = _spatial_dims(input, dims, name)
     if unbatched:
         input = input.unsqueeze(0)
 
@@ -196,29 +143,20 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, name):
         raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded_sizes))}). "
                            f"Kernel size: ({' x '.join(map(str, effective))}). "
                            "Kernel size can't be greater than actual input size")
-    out_sizes = [(p - e) // s + 1 for p, e, s in zip(padded_sizes, effective, stride)]
-
-    batch, out_channels = input.shape[0], weight.shape[0]
-    x = _pad(input, pads)
-    windows = _windows(x, kernel, stride, dilation, out_sizes)        # (N, C, *out, *kernel): a view
-
-    # im2col: put the kernel dims next to the channels and flatten them. This reshape is the one copy.
-    out_dims = list(range(2, 2 + n))
-    kernel_dims = list(range(2 + n, 2 + 2 * n))
-    columns = windows.permute(0, 1, *kernel_dims, *out_dims).reshape(batch, groups, -1, math.prod(out_sizes))
-
-    # (groups, O/groups, C/groups*k) @ (N, groups, C/groups*k, L) -> (N, groups, O/groups, L)
-    out = tt.matmul(weight.reshape(groups, out_channels // groups, -1), columns)
-    out = out.view(batch, out_channels, *out_sizes)
-    if bias is not None:
-        out = out + bias.view(out_channels, *([1] * n))
-    out = _pytorch_layout(out, input)
+    if any(before != after for before, after in pads):
+        # `_convolution_mode`: pad the extra pixel explicitly (constant_pad_nd), the symmetric part in the op
+        extra = []
+        for before, after in reversed(pads):
+            extra += [0, after - before]
+        input = tt.nn.functional.pad(input, extra)
+    out = tt.convolution(input, weight, bias, list(stride), [before for before, _ in pads], list(dilation), False,
+                         [0] * n, groups)
     return out.squeeze(0) if unbatched else out
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """1-D convolution over (N, C, L) or (C, L) input with a (O, C/groups, k) weight; see the module docstring."""
-    return _conv(input, weight, bias, stride, padding, dilation, groups, "conv1d")
+    return _conv(input, weight, bias, stride, padding, dilation, groups, "conv1d", 1)
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -227,4 +165,51 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     `padding` is an int, a pair, or the string 'valid' (none) or 'same' (output as big as the input;
     stride 1 only). See the module docstring for how it is computed.
     """
-    return _conv(input, weight, bias, stride, padding, dilation, groups, "conv2d")
+    return _conv(input, weight, bias, stride, padding, dilation, groups, "conv2d", 2)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-D convolution over (N, C, D, H, W) or (C, D, H, W) input with a (O, C/groups, kd, kh, kw) weight."""
+    return _conv(input, weight, bias, stride, padding, dilation, groups, "conv3d", 3)
+
+
+def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, name, dims):
+    """conv_transpose{1,2,3}d: the op `convolution` with transposed=True (Convolution.cpp
+    `conv_transpose2d`); the weight is (C_in, C_out/groups, *kernel)."""
+    unbatched = _spatial_dims(input, dims, name)
+    if unbatched:
+        input = input.unsqueeze(0)
+    stride, padding, output_padding, dilation = [_tuple(v, dims, what) for v, what in (
+        (stride, "stride"), (padding, "padding"), (output_padding, "output_padding"), (dilation, "dilation"))]
+    if weight.dim() != input.dim():
+        raise RuntimeError(f"Expected {weight.dim()}-dimensional input for {weight.dim()}-dimensional weight "
+                           f"{_size_list(weight)}, but got {input.dim()}-dimensional input of size "
+                           f"{_size_list(input)} instead")
+    if input.shape[1] != weight.shape[0]:
+        raise RuntimeError(f"Given transposed=1, weight of size {_size_list(weight)}, expected input"
+                           f"{_size_list(input)} to have {weight.shape[0]} channels, but got {input.shape[1]} "
+                           "channels instead")
+    if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):
+        raise RuntimeError("output padding must be smaller than either stride or dilation")
+    out = tt.convolution(input, weight, bias, list(stride), list(padding), list(dilation), True,
+                         list(output_padding), groups)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """The transpose of conv1d (the gradient of conv1d with respect to its input, run forward)."""
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation,
+                           "conv_transpose1d", 1)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """The transpose of conv2d: each input pixel spreads its value, times the kernel, over a window of the
+    output (col2im); the weight is (C_in, C_out/groups, kh, kw)."""
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation,
+                           "conv_transpose2d", 2)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """The transpose of conv3d."""
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation,
+                           "conv_transpose3d", 3)

@@ -10,36 +10,17 @@ The three differ only in WHICH elements share one mean and variance:
 * **layer_norm**: one pair per sample, over the last dims given by `normalized_shape`.
 * **group_norm** (N, C, *): one pair per sample and group of C/num_groups channels.
 
-Each is written as PyTorch's CPU kernels compute it: with rstd = 1/sqrt(var + eps), the normalisation
-(x - mean) * rstd is one fused multiply-add, x * rstd + (-mean * rstd), i.e. `addcmul` (one pass over the
-big tensor). For batch_norm the per-channel weight and bias fold into the same two small vectors
-(aten/src/ATen/native/batch_norm.cpp, `batch_norm_cpu_transform_input`):
-
-    scale = weight * rstd,  shift = bias - mean * scale,   out = x * scale + shift
-
-Autograd needs nothing new: var_mean, rsqrt, mul and addcmul have derivatives. PyTorch instead has fused
-kernels (`native_batch_norm`, `native_layer_norm`, `native_group_norm`) with hand-written backward formulas.
+Each is one of PyTorch's fused ops, `native_batch_norm`, `native_layer_norm`, `native_group_norm`
+(ops/normalization.py, kernels/normalization.py): one op forward, returning the output with the mean and
+1/std it used, and one op backward (`native_batch_norm_backward`, ...; nodes NativeBatchNormBackward0,
+NativeLayerNormBackward0, NativeGroupNormBackward0), as `torch.batch_norm`, `torch.layer_norm` and
+`torch.group_norm` call them. The functions here check the arguments with PyTorch's messages, then call the op.
 """
 
 import teachtorch as tt
-from ...kernels.shape import suggest_memory_format
-from ._layout import _pytorch_layout
+from ...ops.normalization import native_batch_norm_op, native_group_norm_op, native_layer_norm_op
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "normalize"]
-
-
-def _channel_view(t, input):
-    """A (C,) vector shaped (1, C, 1, ..., 1) to broadcast over the channels of `input`."""
-    return t.view(1, -1, *([1] * (input.dim() - 2)))
-
-
-def _dense_like_pytorch(input):
-    """PyTorch's normalisation kernels write a contiguous result, or a channels-last one for a channels-last
-    input. Our pointwise ops lay their result out like their input, so we hand them an input in that layout:
-    a copy only when the input is neither."""
-    if suggest_memory_format(input) == "channels_last":
-        return input
-    return input.contiguous()
 
 
 def _floating_only(input, kernel):
@@ -75,23 +56,12 @@ def _check_mixed_dtype(input, *params):
     return False
 
 
-def _to_float_if(mixed, input):
-    """A reduced-float input with float32 parameters is normalised in float32 (and the result cast back)."""
-    return input.float() if mixed else input
-
-
 def _verify_batch_size(size):
     values = size[0]
     for s in size[2:]:
         values *= s
     if values == 1:
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
-
-
-@tt.no_grad()        # the running statistics are not part of the graph
-def _update_running_stats(running_mean, running_var, mean, var, momentum, n):
-    running_mean.mul_(1 - momentum).add_(mean * momentum)
-    running_var.mul_(1 - momentum).add_(var * (momentum * n / (n - 1)))   # unbiased variance
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
@@ -112,24 +82,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()}")
 
     _floating_only(input, "batch_norm")
-    mixed = _check_mixed_dtype(input, weight, bias, running_mean, running_var)
-    x = _to_float_if(mixed, input)
-    if training:
-        dims = [0] + list(range(2, x.dim()))              # everything but the channels
-        var, mean = tt.var_mean(x, dims, correction=0)
-        if running_mean is not None:
-            _update_running_stats(running_mean, running_var, mean, var, momentum, x.numel() // channels)
-    else:
-        mean, var = running_mean, running_var
-
-    scale = tt.rsqrt(var + eps)
-    if weight is not None:
-        scale = scale * weight
-    shift = -mean * scale if bias is None else bias - mean * scale
-    x = _dense_like_pytorch(x)
-    out = tt.addcmul(_channel_view(shift, x), x, _channel_view(scale, x))
-    out = _pytorch_layout(out, input)         # (a copy only where dims of size 1 make the layout ambiguous)
-    return out.to(input.dtype) if mixed else out
+    _check_mixed_dtype(input, weight, bias, running_mean, running_var)
+    return native_batch_norm_op(input, weight, bias, running_mean, running_var, training, momentum, eps)[0]
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
@@ -146,21 +100,10 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         if t is not None and tuple(t.shape) != normalized_shape:
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
                                f"shape {list(t.shape)} and normalized_shape = {list(normalized_shape)}")
-    mixed = _check_mixed_dtype(input, weight, bias)
+    _check_mixed_dtype(input, weight, bias)
     _floating_only(input, "LayerNormKernelImpl")
-    x = _to_float_if(mixed, input).contiguous()           # PyTorch's kernel works on (and returns) contiguous
-    dims = tuple(range(x.dim() - k, x.dim()))
-    var, mean = tt.var_mean(x, dims, correction=0, keepdim=True)
-    rstd = tt.rsqrt(var + eps)
-    out = tt.addcmul(-mean * rstd, x, rstd)               # (x - mean) * rstd
-    if weight is not None and bias is not None:
-        out = tt.addcmul(bias, out, weight)
-    elif weight is not None:
-        out = out * weight
-    elif bias is not None:
-        out = out + bias
-    out = _pytorch_layout(out)                            # (a copy only where dims of size 1 are ambiguous)
-    return out.to(input.dtype) if mixed else out
+    # torch.layer_norm is CompositeImplicitAutograd: native_layer_norm's output, its mean and rstd dropped
+    return native_layer_norm_op(input, normalized_shape, weight, bias, eps)[0]
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
@@ -179,21 +122,13 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in "
                                f"input, but got {name} of shape {weight_shape} and input of shape "
                                f"{list(input.shape)}")
-    mixed = _check_mixed_dtype(input, weight, bias)
+    _check_mixed_dtype(input, weight, bias)
     _floating_only(input, "GroupNormKernelImpl")
-    groups = _to_float_if(mixed, input).reshape(batch, num_groups, -1)   # each row: one sample's group
-    var, mean = tt.var_mean(groups, -1, correction=0, keepdim=True)
-    rstd = tt.rsqrt(var + eps)
-    out = tt.addcmul(-mean * rstd, groups, rstd).view(input.shape)
-    if weight is not None and bias is not None:
-        out = tt.addcmul(_channel_view(bias, out), out, _channel_view(weight, out))
-    elif weight is not None:
-        out = out * _channel_view(weight, out)
-    elif bias is not None:
-        out = out + _channel_view(bias, out)
-    # (the reshape put a channels-last input in NCHW order; PyTorch returns it channels-last)
-    out = _pytorch_layout(out, input)
-    return out.to(input.dtype) if mixed else out
+    hxw = 1
+    for size in input.shape[2:]:
+        hxw *= size
+    # torch.group_norm (CompositeImplicitAutograd) calls native_group_norm on the input seen as (N, C, HxW)
+    return native_group_norm_op(input, weight, bias, batch, channels, hxw, num_groups, eps)[0]
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):

@@ -8,18 +8,20 @@
     replicate  the edge element repeated                   [1 2 3] -> 1 1 [1 2 3] 3 3
     circular   wrap around, as if the dim were periodic    [1 2 3] -> 2 3 [1 2 3] 1 2
 
-PyTorch has a kernel per mode and per number of dims (aten/src/ATen/native/ReflectionPad.cpp, ...). Here
-two ideas cover them all, built from core ops so autograd needs nothing new:
+As PyTorch's `F.pad` (aten/src/ATen/native/PadNd.cpp `_pad_enum`), this function checks the arguments and
+calls one op per mode (ops/padding.py, kernels in kernels/padding.py):
 
-- constant: make the output filled with the value, then write the input into the middle of it (a slice
-  assignment; its backward takes the same slice of the gradient);
-- the other modes: every output position along a dim reads ONE input position, so compute that list of
-  source indices in Python and gather with `index_select` (its backward adds the gradients of positions
-  that read the same element: the reflected and repeated edges).
+- constant: `constant_pad_nd` (ConstantPadNdBackward0): crop by negative amounts, fill the border;
+- reflect / replicate: `reflection_pad{1,2,3}d` / `replication_pad{1,2,3}d` by the number of padded dims
+  (ReflectionPad2DBackward0, ...): every output position reads ONE input position, a gather;
+- circular: as PyTorch's `_pad_circular`, a composite: the source index of every output position is
+  computed in Python and gathered with `index_select` (its backward adds the gradients of positions that
+  read the same element).
 """
 
 from ..._dtype import int64
 from ...ops import tensor as _tensor
+from ...ops.padding import PAD_OPS, constant_pad_nd_op
 
 __all__ = ["pad"]
 
@@ -43,7 +45,7 @@ def pad(input, pad, mode="constant", value=None):
     # (dim, left, right) for each padded dim: pad[0], pad[1] belong to the last dim
     amounts = [(input.dim() - 1 - i, pad[2 * i], pad[2 * i + 1]) for i in range(len(pad) // 2)]
     if mode == "constant":
-        return _constant_pad(input, amounts, 0 if value is None else value)
+        return constant_pad_nd_op(input, list(pad), 0 if value is None else value)
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if value is not None and value != 0:
@@ -52,6 +54,8 @@ def pad(input, pad, mode="constant", value=None):
         raise NotImplementedError(f"Padding size {len(pad)} is not supported for {input.dim()}D input tensor.\n"
                                   + _NON_CONSTANT_HELP)
     _check_non_constant(input, amounts, mode, len(pad))
+    if mode != "circular":
+        return PAD_OPS[mode, len(pad) // 2][0](input, list(pad))
     output = input
     for dim, left, right in amounts:
         n = input.size(dim)
@@ -61,13 +65,8 @@ def pad(input, pad, mode="constant", value=None):
 
 
 def _source_index(j, n, mode, left, right):
-    """Which input position (0..n-1) output position j (counted from the input's first element) reads."""
-    if mode == "reflect":
-        j = abs(j)                    # -1 -> 1, -2 -> 2: mirror at the first element
-        return j if j < n else 2 * (n - 1) - j     # n -> n-2: mirror at the last element
-    if mode == "replicate":
-        return min(max(j, 0), n - 1)
-    # circular: PyTorch first crops by the negative amounts, then wraps around what is left
+    """Which input position (0..n-1) output position j (counted from the input's first element) reads in
+    circular mode: PyTorch first crops by the negative amounts, then wraps around what is left."""
     start, stop = max(-left, 0), n - max(-right, 0)
     return start + (j - start) % (stop - start)
 
@@ -99,24 +98,3 @@ def _check_non_constant(input, amounts, mode, pad_length):
     for size in out_shape:
         if size < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {size}: {out_shape}")
-
-
-def _constant_pad(input, amounts, value):
-    # negative amounts first crop the input ...
-    cropped = input
-    for dim, left, right in amounts:
-        start, stop = max(-left, 0), input.size(dim) - max(-right, 0)
-        if stop < start:
-            raise RuntimeError("narrow(): length must be non-negative.")
-        cropped = cropped.narrow(dim, start, stop - start)
-    if all(left <= 0 and right <= 0 for _, left, right in amounts):
-        return cropped.clone()        # only cropping: a copy laid out like the input, as PyTorch returns
-    # ... then positive amounts grow the output around it
-    out_shape = list(input.shape)
-    window = [slice(None)] * input.dim()
-    for dim, left, right in amounts:
-        out_shape[dim] = cropped.size(dim) + max(left, 0) + max(right, 0)
-        window[dim] = slice(max(left, 0), max(left, 0) + cropped.size(dim))
-    output = input.new_full(out_shape, value)
-    output[tuple(window)] = cropped
-    return output

@@ -2,22 +2,18 @@
 
 `embedding(input, weight)` looks up row `weight[i]` for every id `i` in `input`: an (N, L) tensor of token
 ids becomes an (N, L, embedding_dim) tensor of their vectors. It is the same as multiplying a one-hot
-matrix by `weight`, without building the one-hot matrix: here it is one `index_select` of the flattened ids,
-then a view back to the ids' shape. Its backward (from the core) adds each output gradient into the row it
-came from, so a row that appears twice gets both gradients.
+matrix by `weight`, without building the one-hot matrix. As in PyTorch it is one op, `aten::embedding`
+(ops/embedding.py, kernels/embedding.py), with one node, EmbeddingBackward0, whose backward is one op,
+`embedding_dense_backward`: each output gradient added into the row it came from, so a row that appears
+twice gets both gradients.
 
-`padding_idx` names a row that stands for "no token" (padding in a batch of unequal sentences): PyTorch's
-`embedding_backward` gives that row no gradient, so it stays what it was (zeros, as `nn.Embedding` sets it).
-Here the rows looked up at padding positions are taken from a detached copy of the lookup (`where`), so
-the gradient reaches every row but that one.
+`padding_idx` names a row that stands for "no token" (padding in a batch of unequal sentences): the backward
+gives that row no gradient, so it stays what it was (zeros, as `nn.Embedding` sets it).
+`scale_grad_by_freq=True` divides each row's gradient by how often its id appears in this batch, so that
+frequent words do not take bigger steps than rare ones.
 
 `max_norm` rescales, in place and without autograd, each looked-up row whose norm exceeds max_norm, as
 PyTorch's `embedding_renorm_` does.
-
-`scale_grad_by_freq=True` divides each row's gradient by how often its id appears in this batch, so that
-frequent words do not take bigger steps than rare ones (PyTorch's `embedding_backward` divides by the
-counts). Here the looked-up rows are rewritten as `rows.detach() + (rows - rows.detach()) / count`: the same
-values exactly (the second term is zero), while the gradient reaching `rows` is divided by the count.
 
 `one_hot(t, num_classes)` is the explicit version: int64 zeros with a 1 at each class index.
 """
@@ -26,6 +22,7 @@ from ...autograd.grad_mode import no_grad
 from ...linalg import vector_norm
 from ..._dtype import int32, int64
 from ...ops import empty, unique, where, zeros
+from ...ops.embedding import embedding_op
 
 __all__ = ["embedding", "one_hot"]
 
@@ -46,16 +43,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
                            f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
     if max_norm is not None:
         _embedding_renorm_(weight, input, max_norm, norm_type)
-    rows = weight.index_select(0, input.reshape(-1)).view(*input.shape, weight.size(1))
-    if scale_grad_by_freq and rows.requires_grad:
-        _, position, counts = unique(input, return_inverse=True, return_counts=True)
-        count = counts[position].unsqueeze(-1).to(rows.dtype)
-        kept = rows.detach()
-        rows = kept + (rows - kept) / count
-    if padding_idx is not None:
-        # same values either way; only the `rows` branch carries a gradient back to `weight`
-        rows = where((input != padding_idx).unsqueeze(-1), rows, rows.detach())
-    return rows
+    return embedding_op(weight, input, -1 if padding_idx is None else padding_idx, scale_grad_by_freq, sparse)
 
 
 def _embedding_renorm_(weight, input, max_norm, norm_type):

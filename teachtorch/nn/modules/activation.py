@@ -14,7 +14,7 @@ from .module import Module
 
 __all__ = ["ReLU", "LeakyReLU", "GELU", "SiLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "ELU", "SELU",
            "CELU", "Softplus", "Mish", "Hardtanh", "ReLU6", "Hardswish", "Hardsigmoid", "LogSigmoid", "Softsign",
-           "Tanhshrink", "GLU", "PReLU", "Threshold"]
+           "Tanhshrink", "GLU", "PReLU", "Threshold", "Softmin"]
 
 
 class ReLU(Module):
@@ -84,6 +84,18 @@ class Softmax(Module):
 
     def forward(self, input):
         return F.softmax(input, self.dim, _stacklevel=5)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class Softmin(Module):
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.softmin(input, self.dim, _stacklevel=5)
 
     def extra_repr(self):
         return f"dim={self.dim}"

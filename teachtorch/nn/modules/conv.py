@@ -1,4 +1,4 @@
-"""Conv1d and Conv2d: modules that own a convolution's weight and bias and call F.conv1d / F.conv2d.
+"""Conv1d/2d/3d and ConvTranspose1d/2d/3d: modules that own a convolution's weight and bias and call F.conv*.
 
 The weight has shape (out_channels, in_channels / groups, *kernel_size): one (in_channels/groups)-channel
 filter per output channel. The default initialisation is PyTorch's (torch/nn/modules/conv.py, `_ConvNd.
@@ -7,18 +7,22 @@ fan_in = in_channels/groups * prod(kernel_size), and the bias from the same rang
 
 `padding_mode='zeros'` lets the convolution pad with zeros itself; the other modes ('reflect', 'replicate',
 'circular') pad the input with F.pad first and then convolve without padding, as PyTorch does.
+
+A transposed convolution's weight is (in_channels, out_channels / groups, *kernel_size) (PyTorch's
+`_ConvNd(transposed=True)`), and it pads with zeros only.
 """
 
 import math
 
 from ...ops import empty
 from .. import init
-from ..functional.conv import conv1d, conv2d
+from ..functional.conv import (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,
+                               conv_transpose3d)
 from ..functional.padding import pad
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 
 def _ntuple(value, n):
@@ -30,7 +34,7 @@ class _ConvNd(Module):
     """What Conv1d and Conv2d share: the checks, the parameters, their initialisation and the repr."""
 
     def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
-                 padding_mode, device=None, dtype=None):
+                 padding_mode, device=None, dtype=None, transposed=False, output_padding=None):
         super().__init__()
         if groups <= 0:
             raise ValueError("groups must be a positive integer")
@@ -57,6 +61,8 @@ class _ConvNd(Module):
         self.dilation = dilation
         self.groups = groups
         self.padding_mode = padding_mode
+        self.transposed = transposed
+        self.output_padding = output_padding if output_padding is not None else (0,) * len(kernel_size)
         # F.pad's amounts for the non-zero padding modes: (left, right) per dim, the LAST dim first
         self._reversed_padding_repeated_twice = []
         for d in reversed(range(len(kernel_size))):
@@ -67,8 +73,8 @@ class _ConvNd(Module):
                 self._reversed_padding_repeated_twice += [0, 0]
             else:
                 self._reversed_padding_repeated_twice += [padding[d], padding[d]]
-        self.weight = Parameter(empty((out_channels, in_channels // groups, *kernel_size), device=device,
-                                      dtype=dtype))
+        shape = ((in_channels, out_channels // groups) if transposed else (out_channels, in_channels // groups))
+        self.weight = Parameter(empty((*shape, *kernel_size), device=device, dtype=dtype))
         if bias:
             self.bias = Parameter(empty(out_channels, device=device, dtype=dtype))
         else:
@@ -94,6 +100,8 @@ class _ConvNd(Module):
             s += f", padding={self.padding}"
         if self.dilation != (1,) * len(self.dilation):
             s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * len(self.output_padding):
+            s += f", output_padding={self.output_padding}"
         if self.groups != 1:
             s += f", groups={self.groups}"
         if self.bias is None:
@@ -127,3 +135,60 @@ class Conv2d(_ConvNd):
 
     def forward(self, input):
         return self._conv_forward(conv2d, input)
+
+
+class Conv3d(_ConvNd):
+    """A 3-D convolution over (N, C_in, D, H, W) or (C_in, D, H, W) input."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, _ntuple(kernel_size, 3), _ntuple(stride, 3),
+                         padding if isinstance(padding, str) else _ntuple(padding, 3), _ntuple(dilation, 3),
+                         groups, bias, padding_mode, device, dtype)
+
+    def forward(self, input):
+        return self._conv_forward(conv3d, input)
+
+
+class _ConvTransposeNd(_ConvNd):
+    """ConvTranspose1d/2d/3d: the weight is (in, out/groups, *kernel), the op `convolution(transposed=True)`."""
+
+    dims = 2
+    function = None
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        n = self.dims
+        super().__init__(in_channels, out_channels, _ntuple(kernel_size, n), _ntuple(stride, n),
+                         _ntuple(padding, n), _ntuple(dilation, n), groups, bias, padding_mode, device, dtype,
+                         transposed=True, output_padding=_ntuple(output_padding, n))
+
+    def forward(self, input, output_size=None):
+        if output_size is not None:
+            raise NotImplementedError("teachtorch's ConvTranspose modules take no output_size: give "
+                                      "output_padding to the constructor instead")
+        return type(self).function(input, self.weight, self.bias, self.stride, self.padding, self.output_padding,
+                                   self.groups, self.dilation)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """The transpose of Conv1d (its input gradient as a layer): (N, C_in, L) -> (N, C_out, L_out)."""
+
+    dims = 1
+    function = staticmethod(conv_transpose1d)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """The transpose of Conv2d, an upsampling layer: (N, C_in, H, W) -> (N, C_out, H_out, W_out)."""
+
+    dims = 2
+    function = staticmethod(conv_transpose2d)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """The transpose of Conv3d."""
+
+    dims = 3
+    function = staticmethod(conv_transpose3d)

@@ -1,6 +1,6 @@
 """The loss modules: CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, BCELoss, BCEWithLogitsLoss, SmoothL1Loss,
 HuberLoss, KLDivLoss, PoissonNLLLoss, GaussianNLLLoss, MarginRankingLoss, CosineEmbeddingLoss,
-TripletMarginLoss, CTCLoss.
+TripletMarginLoss, SoftMarginLoss, CTCLoss.
 
 A loss module holds the loss's options (the reduction, class weights, ignore_index, ...) and calls its
 function in nn.functional: `nn.CrossEntropyLoss(label_smoothing=0.1)(logits, target)` is
@@ -13,12 +13,12 @@ classes: `_Loss` (the reduction) and `_WeightedLoss` (plus the weight buffer).
 from ..functional.loss import (_legacy_reduction, binary_cross_entropy, binary_cross_entropy_with_logits,
                                cosine_embedding_loss, cross_entropy, ctc_loss, gaussian_nll_loss, huber_loss, kl_div,
                                l1_loss, margin_ranking_loss, mse_loss, nll_loss, poisson_nll_loss, smooth_l1_loss,
-                               triplet_margin_loss)
+                               soft_margin_loss, triplet_margin_loss)
 from .module import Module
 
 __all__ = ["BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "L1Loss", "MSELoss", "NLLLoss", "SmoothL1Loss",
            "HuberLoss", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss", "MarginRankingLoss",
-           "CosineEmbeddingLoss", "TripletMarginLoss", "CTCLoss"]
+           "CosineEmbeddingLoss", "TripletMarginLoss", "SoftMarginLoss", "CTCLoss"]
 
 
 class _Loss(Module):
@@ -155,6 +155,13 @@ class GaussianNLLLoss(_Loss):
 
     def forward(self, input, target, var):
         return gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)
+
+
+class SoftMarginLoss(_Loss):
+    """The logistic loss log(1 + exp(-target * input)) of scores against labels +-1."""
+
+    def forward(self, input, target):
+        return soft_margin_loss(input, target, reduction=self.reduction)
 
 
 class MarginRankingLoss(_Loss):
