@@ -518,3 +518,29 @@ def test_hypothesis_selecting(case, op):
         "aminmax": lambda lib, t: lib.aminmax(t, dim=dim, keepdim=keepdim),
     }.get(op, lambda lib, t: getattr(t, op)(dim, keepdim))
     check_grad(fn, x, check_grad_strides=_strides_checkable(x))
+
+
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_softmax_backward_is_one_op_with_pytorchs_nodes(fn, layout):
+    """The backward of (log_)softmax is PyTorch's fused `_(log_)softmax_backward_data` op, one dispatched call,
+    whose node (SoftmaxBackwardDataBackward0) carries the second derivative; values match torch's."""
+    x = rand(3, 5, layout=layout, seed=4)
+    w = rand(3, 5, seed=5)
+    results = []
+    for lib in (torch, tt):
+        xt = x.build(lib).requires_grad_(True)
+        y = getattr(lib, fn)(xt, 1)
+        g, = lib.autograd.grad((y * w.build(lib)).sum(), xt, create_graph=True)
+        gg, = lib.autograd.grad((g * g).sum(), xt)
+        results.append((type(y.grad_fn).__name__, type(g.grad_fn).__name__, g.detach().cpu().numpy(),
+                        gg.cpu().numpy()))
+    (*names_torch, g_torch, gg_torch), (*names_tt, g_tt, gg_tt) = results
+    assert names_tt == names_torch
+    np.testing.assert_allclose(g_tt, g_torch, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gg_tt, gg_torch, rtol=1e-4, atol=1e-5)
+    y = getattr(tt, fn)(x.build(tt).requires_grad_(True), 1)
+    with tt.dispatch.trace() as t:
+        y.backward(tt.ones_like(y))
+    ops = [e.op for e in t.events if e.depth == 0 and e.backward_node == type(y.grad_fn).__name__]
+    assert ops == [f"aten::_{fn}_backward_data"], ops

@@ -630,6 +630,35 @@ def softmax(self, dim, log, dtype):
     return r.reshape(shape), shape
 
 
+def softmax_backward(grad_output, output, dim, log, input_dtype):
+    """The gradient of softmax (or log_softmax) from its output y, along `dim`, in one pass: PyTorch's
+    `_softmax_backward_data` and `_log_softmax_backward_data` kernels (SoftMax.cpp, cpu/SoftMaxKernel.cpp):
+
+        softmax:      grad_input = y * (g - sum(g * y))
+        log_softmax:  grad_input = g - exp(y) * sum(g)
+
+    float16 is computed in float32 (opmath); the result has `input_dtype`, the dtype softmax's input had.
+    Returns (array or None, shape)."""
+    d = normalize_dim(dim, output.dim())
+    shape = output._sizes
+    if is_meta(output):
+        return None, shape
+    xp = xp_of(output)
+    compute = np.float32 if output.dtype is float16 else output.dtype.numpy
+    g = scalar_to_1d(grad_output._data()).astype(compute, copy=False)
+    y = scalar_to_1d(output._data()).astype(compute, copy=False)
+    saved = fp_errors()
+    try:
+        quiet_fp_errors()
+        if log:
+            r = g - xp.exp(y) * xp.sum(g, axis=d, keepdims=True)
+        else:
+            r = y * (g - xp.sum(g * y, axis=d, keepdims=True))
+    finally:
+        restore_fp_errors(saved)
+    return r.reshape(shape), shape
+
+
 # ---- cumsum, cumprod --------------------------------------------------------------------------------------
 
 

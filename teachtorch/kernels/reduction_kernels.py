@@ -337,6 +337,11 @@ def softmax_out_kernel(kind, ks, self, dim, dtype, out):
     return out
 
 
+def softmax_backward_data_kernel(kind, ks, grad_output, output, dim, input_dtype):
+    array, shape = K.softmax_backward(grad_output, output, dim, kind == "log_softmax", input_dtype)
+    return finish(array, input_dtype, shape, output)
+
+
 def softmax_kernels(kind):
     """`_softmax(x, dim, half_to_float)` (or `_log_softmax`) and `softmax.int_out`."""
     return partial(softmax_kernel, kind), partial(softmax_out_kernel, kind)

@@ -431,6 +431,10 @@ def _softmax_ops(kind):
         return private(converted, dim, False)
 
     private = kernel_op(f"_{kind}(Tensor self, int dim, bool half_to_float) -> Tensor", kernel)
+    # its backward is one op too (PyTorch's `_softmax_backward_data`), with a derivative of its own
+    backward = kernel_op(
+        f"_{kind}_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor",
+        functools.partial(R.softmax_backward_data_kernel, kind))
     op = composite_op(f"{kind}.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", int_composite)
     out_op = kernel_op(f"{kind}.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)",
                        out_kernel)
@@ -440,12 +444,12 @@ def _softmax_ops(kind):
         return op(input, dim, dtype) if out is None else out_op(input, dim, dtype, out=out)
 
     public_name(fn, kind)
-    return fn, private
+    return fn, private, backward
 
 
-softmax, _softmax = _softmax_ops("softmax")
+softmax, _softmax, _softmax_backward_data = _softmax_ops("softmax")
 softmax.__doc__ = "exp(x) / sum(exp(x)) along `dim`, computed as exp(x - max) / sum(exp(x - max)) to avoid overflow."
-log_softmax, _log_softmax = _softmax_ops("log_softmax")
+log_softmax, _log_softmax, _log_softmax_backward_data = _softmax_ops("log_softmax")
 log_softmax.__doc__ = "log(softmax(x)) along `dim`, computed as (x - max) - log(sum(exp(x - max)))."
 
 
@@ -587,7 +591,7 @@ bind_method("cumsum_", cumsum_)
 bind_method("cumprod_", cumprod_)
 
 
-__all__ = ["all", "amax", "amin", "aminmax", "any", "argmax", "argmin", "count_nonzero", "cumprod", "cumsum",
-           "log_softmax", "logsumexp", "max", "mean", "median", "min", "nanmean",
+__all__ = ["_log_softmax_backward_data", "_softmax_backward_data", "all", "amax", "amin", "aminmax", "any",
+           "argmax", "argmin", "count_nonzero", "cumprod", "cumsum", "log_softmax", "logsumexp", "max", "mean", "median", "min", "nanmean",
            "nanmedian", "nansum", "norm", "prod", "softmax", "std", "std_mean", "sum", "var",
            "var_mean"]

@@ -304,25 +304,28 @@ derivative("linalg_vector_norm", self=lambda grad, self, ord, result, dim, keepd
 # ---- softmax, log_softmax -------------------------------------------------------------------------------------
 
 
-def softmax_backward_data(grad, output, dim, input_dtype):
-    """y = softmax(x): dy_i/dx_j = y_i (delta_ij - y_j), so grad_x = y * (grad - sum(grad * y)).
-
-    PyTorch runs a kernel (`_softmax_backward_data`); written with ops it differentiates again by itself.
-    """
-    out = output * (grad - (grad * output).sum(dim, keepdim=True))
-    return out.to(input_dtype)
+def softmax_double_backward(grad, grad_output, dim, output):
+    """d/d(output) of `output * (grad_output - sum(grad_output * output))` along `grad` (FunctionsManual.cpp)."""
+    return (grad_output * grad - (output * grad_output).sum(dim, keepdim=True) * grad
+            - grad_output * (output * grad).sum(dim, keepdim=True))
 
 
-def log_softmax_backward_data(grad, output, dim, input_dtype):
-    """y = log_softmax(x) = x - logsumexp(x): grad_x = grad - softmax(x) * sum(grad), softmax being exp(y)."""
-    out = grad - output.exp() * grad.sum(dim, keepdim=True)
-    return out.to(input_dtype)
-
-
+# The forward's backward is one op, `_softmax_backward_data` (its kernel: kernels/reduction.py
+# `softmax_backward`), whose own derivative makes double backward work, as in derivatives.yaml.
 derivative("_softmax", self=lambda grad, result, dim, self_scalar_type:
-           softmax_backward_data(grad, result, dim, self_scalar_type))
+           ops._softmax_backward_data(grad, result, dim, self_scalar_type))
 derivative("_log_softmax", self=lambda grad, result, dim, self_scalar_type:
-           log_softmax_backward_data(grad, result, dim, self_scalar_type))
+           ops._log_softmax_backward_data(grad, result, dim, self_scalar_type))
+derivative("_softmax_backward_data", name="SoftmaxBackwardDataBackward0",
+           grad_output=lambda grad, output, dim, input_dtype:
+           ops._softmax_backward_data(grad.to(output.dtype), output, dim, input_dtype),
+           output=lambda grad, grad_output, output, dim:
+           softmax_double_backward(grad.to(output.dtype), grad_output, dim, output).to(output.dtype))
+derivative("_log_softmax_backward_data", name="LogSoftmaxBackwardDataBackward0",
+           grad_output=lambda grad, output, dim:
+           grad.to(output.dtype) - (grad.to(output.dtype) * output.exp()).sum(dim, keepdim=True),
+           output=lambda grad, grad_output, output, dim:
+           (-grad_output.sum(dim, keepdim=True) * output.exp() * grad.to(output.dtype)).to(output.dtype))
 
 
 # ---- cumsum, cumprod ------------------------------------------------------------------------------------------
