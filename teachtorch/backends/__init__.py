@@ -145,6 +145,8 @@ def preserve_strides(t):
 
 
 def check_writable(dst):
+    if dst._strides == contiguous_strides_of(dst._sizes):
+        return                  # contiguous: never overlaps itself (the common case, decided by one lookup)
     if has_internal_overlap(dst._sizes, dst._strides):
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a single memory "

@@ -160,6 +160,8 @@ class FunctionSchema:
     def bind(self, args, kwargs, op_name=None):
         """Normalise a call to a tuple with every argument in schema order, defaults filled in."""
         params = self.arguments
+        if not kwargs and len(args) == len(params):
+            return tuple(args)          # every argument given, in order: nothing to bind
         n_positional = sum(not a.kwarg_only for a in params)
         who = op_name or self.name
         if len(args) > n_positional:

@@ -74,8 +74,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if out is not None:
         return _sum_out(input, dim, keepdim, dtype=dtype, out=out)
     if dim is None and not keepdim:
-        return _sum(input, dtype=dtype)
-    return _sum_dim(input, dim, keepdim, dtype=dtype)
+        return _sum(input, dtype)
+    return _sum_dim(input, dim, keepdim, dtype)
 
 
 _nansum = kernel_op("nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
@@ -89,7 +89,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     dim = _dims_arg(dim, "nansum")
     if out is not None:
         return _nansum_out(input, dim, keepdim, dtype=dtype, out=out)
-    return _nansum(input, dim, keepdim, dtype=dtype)
+    return _nansum(input, dim, keepdim, dtype)
 
 
 _prod = kernel_op("prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", R.prod_kernel)
@@ -104,11 +104,11 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if dim is None:
         if out is not None or keepdim:
             raise TypeError("prod() received an invalid combination of arguments")
-        return _prod(input, dtype=dtype)
+        return _prod(input, dtype)
     dim = _int_arg(dim, "prod")
     if out is not None:
         return _prod_out(input, dim, keepdim, dtype=dtype, out=out)
-    return _prod_dim(input, dim, keepdim, dtype=dtype)
+    return _prod_dim(input, dim, keepdim, dtype)
 
 
 # ---- mean, nanmean ----------------------------------------------------------------------------------------
@@ -127,15 +127,15 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if out is not None:
         return _mean_out(input, dim, keepdim, dtype=dtype, out=out)
     if dim is None and not keepdim:
-        return _mean(input, dtype=dtype)
-    return _mean_dim(input, dim, keepdim, dtype=dtype)
+        return _mean(input, dtype)
+    return _mean_dim(input, dim, keepdim, dtype)
 
 
 def _nanmean_composite(self, dim, keepdim, dtype):
     # PyTorch's nanmean is a composite (ReduceOps.cpp): the NaN-skipping sum over the count of non-NaNs
     R.check_nanmean(self, dtype)
     count = self.isnan().logical_not_().sum(dim, keepdim)
-    return _nansum(self, dim, keepdim, dtype=dtype).div(count)
+    return _nansum(self, dim, keepdim, dtype).div(count)
 
 
 _nanmean = composite_op(
@@ -150,7 +150,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     dim = _dims_arg(dim, "nanmean")
     if out is not None:
         return _nanmean_out(input, dim, keepdim, dtype=dtype, out=out)
-    return _nanmean(input, dim, keepdim, dtype=dtype)
+    return _nanmean(input, dim, keepdim, dtype)
 
 
 # ---- max, min (three forms each), amax, amin, aminmax -----------------------------------------------------
