@@ -234,6 +234,12 @@ def can_cast(from_, to):
     """
     _check_dtype_arg("can_cast", "from_", 1, from_)
     _check_dtype_arg("can_cast", "to", 2, to)
+    return _can_cast(from_, to)
+
+
+def _can_cast(from_, to):
+    """`can_cast` without the argument checks of the public function, for kernels that pass dtypes they
+    took from tensors (c10::canCast itself, which TensorIterator calls, checks nothing)."""
     if from_.is_floating_point and not to.is_floating_point:
         return False
     if from_ is not bool_ and to is bool_:

@@ -388,3 +388,132 @@ def test_transformer_encoder_layer_dropout_in_training():
     assert not np.allclose(a.detach().cpu().numpy(), b.detach().cpu().numpy())      # random: two draws differ
     layer.eval()
     np.testing.assert_array_equal(layer(x).detach().cpu().numpy(), layer(x).detach().cpu().numpy())
+
+
+# ---- the fused CPU kernel: _scaled_dot_product_flash_attention_for_cpu ----------------------------------
+# PyTorch's CPU backend choice (sdp_utils_cpp.cpp `use_flash_attention_cpp`) runs the fused op for 4-d
+# inputs without dropout, ...; everything else goes to the math path, whose grad_fn is its last piece.
+
+def _grad_fn_name(lib, q, k, v, **kwargs):
+    q, k, v = (lib.tensor(a, requires_grad=True) for a in (q, k, v))
+    if isinstance(kwargs.get("attn_mask"), np.ndarray):
+        kwargs["attn_mask"] = lib.tensor(kwargs["attn_mask"])
+    return type(F(lib).scaled_dot_product_attention(q, k, v, **kwargs).grad_fn).__name__
+
+
+_r = lambda *shape: np.random.default_rng(sum(shape)).standard_normal(shape).astype(np.float32)
+_bool_mask = np.random.default_rng(0).random((3, 5)) > 0.3
+ROUTES = {    # name: (q, k, v, kwargs)
+    "plain": (_r(2, 2, 3, 8), _r(2, 2, 5, 8), _r(2, 2, 5, 8), {}),
+    "causal": (_r(2, 2, 3, 8), _r(2, 2, 5, 8), _r(2, 2, 5, 8), {"is_causal": True}),
+    "bool_mask_2d": (_r(2, 2, 3, 8), _r(2, 2, 5, 8), _r(2, 2, 5, 8), {"attn_mask": _bool_mask}),
+    "float_mask_4d": (_r(2, 2, 3, 8), _r(2, 2, 5, 8), _r(2, 2, 5, 8), {"attn_mask": _r(2, 1, 3, 5)}),
+    "float_mask_3d": (_r(2, 2, 3, 8), _r(2, 2, 5, 8), _r(2, 2, 5, 8), {"attn_mask": _r(2, 3, 5)}),
+    "scale": (_r(2, 2, 3, 8), _r(2, 2, 5, 8), _r(2, 2, 5, 8), {"scale": 0.3}),
+    "dropout": (_r(2, 2, 3, 8), _r(2, 2, 5, 8), _r(2, 2, 5, 8), {"dropout_p": 0.5}),
+    "3d": (_r(2, 3, 8), _r(2, 5, 8), _r(2, 5, 8), {}),
+    "5d": (_r(2, 2, 2, 3, 8), _r(2, 2, 2, 5, 8), _r(2, 2, 2, 5, 8), {}),
+    "value_dim_differs": (_r(2, 2, 3, 8), _r(2, 2, 5, 8), _r(2, 2, 5, 6), {}),
+    "batch_broadcast": (_r(1, 2, 3, 8), _r(2, 2, 5, 8), _r(2, 2, 5, 8), {}),
+    "heads_broadcast": (_r(2, 1, 3, 8), _r(2, 2, 5, 8), _r(2, 2, 5, 8), {}),
+    "gqa": (_r(2, 4, 3, 8), _r(2, 2, 5, 8), _r(2, 2, 5, 8), {"enable_gqa": True}),
+    "empty_query": (_r(2, 2, 0, 8), _r(2, 2, 5, 8), _r(2, 2, 5, 8), {}),
+    "float64": (_r(2, 2, 3, 8).astype(np.float64), _r(2, 2, 5, 8).astype(np.float64),
+                _r(2, 2, 5, 8).astype(np.float64), {"attn_mask": _r(3, 5)}),
+}
+
+
+@pytest.mark.parametrize("route", sorted(ROUTES))
+def test_sdpa_picks_the_kernel_pytorch_picks(route):
+    q, k, v, kwargs = ROUTES[route]
+    expected = _grad_fn_name(torch, q, k, v, **kwargs)
+    got = _grad_fn_name(tt, q, k, v, **kwargs)
+    if route == "empty_query":    # math path; torch's ends its empty result in an add (AddBackward0), ours not
+        assert got != "ScaledDotProductFlashAttentionForCpuBackward0"
+    elif tt.ones(1).device.type == "cuda":   # on a GPU the fused CPU op is never picked: the math path runs
+        assert got != "ScaledDotProductFlashAttentionForCpuBackward0"
+    else:
+        assert got == expected
+    fused = route not in ("dropout", "3d", "5d", "value_dim_differs", "batch_broadcast", "heads_broadcast",
+                          "empty_query", "float_mask_3d")
+    assert (expected == "ScaledDotProductFlashAttentionForCpuBackward0") == fused   # the table above is right
+
+
+def test_sdpa_picks_the_math_path_for_a_last_dim_with_steps():
+    q = P(_r(2, 2, 3, 16)[..., ::2].copy(), layout="sliced")      # stride(-1) == 2: not for the fused kernel
+    k, v = rand(2, 2, 5, 8, seed=1), rand(2, 2, 5, 8, seed=2)
+    names = {lib: type(F(lib).scaled_dot_product_attention(q.build(lib).requires_grad_(), k.build(lib),
+                                                             v.build(lib)).grad_fn).__name__ for lib in (tt, torch)}
+    assert names[tt] == names[torch] == "UnsafeViewBackward0"
+
+
+FUSED_LAYOUTS = [("contiguous", "contiguous", "contiguous"), ("permuted", "offset", "contiguous"),
+                 ("offset", "contiguous", "offset"), ("expanded", "offset", "permuted")]
+
+
+@pytest.mark.parametrize("layouts", FUSED_LAYOUTS)
+@pytest.mark.parametrize("kwargs", [{}, {"is_causal": True}, {"scale": 0.5}, {"mask": "bool"}, {"mask": "float"}])
+def test_sdpa_fused_values_gradients_and_strides(layouts, kwargs):
+    # the permuted layout keeps stride(-1) == 1 only for some permutations: grad_fn names are compared too,
+    # so the route is checked either way
+    kwargs = dict(kwargs)
+    mask = kwargs.pop("mask", None)
+    q = P(_r(2, 3, 4, 8), layout=layouts[0], seed=3)
+    k = P(_r(2, 3, 6, 8), layout=layouts[1], seed=4)
+    v = P(_r(2, 3, 6, 8), layout=layouts[2], seed=5)
+    m = {None: None, "bool": P(np.random.default_rng(1).random((4, 6)) > 0.4),
+         "float": P(_r(2, 1, 4, 6))}[mask]
+    fn = lambda lib, q, k, v, m: F(lib).scaled_dot_product_attention(q, k, v, attn_mask=m, **kwargs)
+    check(fn, q, k, v, m, rtol=1e-5, atol=1e-5)
+    on_cpu = tt.ones(1).device.type == "cpu"      # on a GPU the math path runs: its nodes are not torch cpu's
+    check_grad(fn, q, k, v, m, nondiff=(3,), double=False, gradgradcheck=False, rtol=1e-4, atol=1e-5,
+               name=on_cpu)
+
+
+def test_flash_attention_op_outputs_and_strides():
+    # output allocated like the query, logsumexp as (B, L, H) then transposed; as PyTorch's kernel
+    for layout in ("contiguous", "permuted", "offset"):
+        q, k, v = P(_r(2, 3, 4, 8), layout=layout), rand(2, 3, 6, 8, seed=1), rand(2, 3, 6, 8, seed=2)
+        check(lambda lib, q, k, v: lib._scaled_dot_product_flash_attention_for_cpu(q, k, v, is_causal=True),
+              q, k, v, rtol=1e-5, atol=1e-5)
+    # a row with every key masked out: output 0, logsumexp 0, gradient 0
+    mask = np.zeros((4, 6), np.float32)
+    mask[1] = -np.inf
+    fn = lambda lib, q, k, v, m: lib._scaled_dot_product_flash_attention_for_cpu(q, k, v, attn_mask=m)[0]
+    check(lambda lib, *a: lib._scaled_dot_product_flash_attention_for_cpu(*a[:3], attn_mask=a[3]),
+          rand(2, 3, 4, 8), rand(2, 3, 6, 8, seed=1), rand(2, 3, 6, 8, seed=2), P(mask), atol=1e-5)
+    check_grad(fn, rand(2, 3, 4, 8), rand(2, 3, 6, 8, seed=1), rand(2, 3, 6, 8, seed=2), P(mask), nondiff=(3,),
+               double=False, gradgradcheck=False, rtol=1e-4, atol=1e-5)
+
+
+def test_flash_attention_has_no_second_derivative():
+    if tt.ones(1).device.type == "cuda":     # the math path runs on a GPU, and it differentiates twice
+        q = tt.tensor(_r(2, 2, 3, 8), requires_grad=True)
+        (g,) = tt.autograd.grad(F(tt).scaled_dot_product_attention(q, q, q).sum(), q, create_graph=True)
+        g.sum().backward()
+        assert q.grad is not None and q.grad.shape == q.shape
+        return
+    messages = {}
+    for lib in (tt, torch):
+        q = lib.tensor(_r(2, 2, 3, 8), requires_grad=True)
+        out = F(lib).scaled_dot_product_attention(q, q, q)
+        (g,) = lib.autograd.grad(out.sum(), q, create_graph=True)
+        with pytest.raises(RuntimeError) as e:
+            g.sum().backward()
+        messages[lib] = str(e.value)
+    assert messages[tt] == messages[torch]
+
+
+@pytest.mark.parametrize("name", ["dropout", "3d", "head_size", "bool_mask"])
+def test_flash_attention_op_errors(name):
+    q, k, v = rand(2, 2, 3, 8), rand(2, 2, 5, 8, seed=1), rand(2, 2, 5, 8, seed=2)
+    op = lambda lib: lib._scaled_dot_product_flash_attention_for_cpu
+    if name == "dropout":
+        e = check(lambda lib, q, k, v: op(lib)(q, k, v, 0.3), q, k, v)
+    elif name == "3d":
+        e = check(lambda lib, q, k, v: op(lib)(q[0], k[0], v[0]), q, k, v)
+    elif name == "head_size":
+        e = check(lambda lib, q, k, v: op(lib)(q, k, v[..., :4]), q, k, v)
+    else:
+        e = check(lambda lib, q, k, v, m: op(lib)(q, k, v, attn_mask=m), q, k, v, P(np.ones((3, 5), bool)))
+    assert isinstance(e, RuntimeError)

@@ -110,7 +110,11 @@ def _wanted_saves(formula, edges, slots):
     for names, _, params in formula.entries:
         for n in names:
             start, count = slots[n]
-            if any(e is not None for e in (edges[start:start + count] if count is not None else (edges[start],))):
+            if count is None:       # one tensor (the common case), or a Tensor[] argument taking `count` edges
+                needed = edges[start] is not None
+            else:
+                needed = any(e is not None for e in edges[start:start + count])
+            if needed:
                 wanted.update(params)
                 break
     return wanted
@@ -147,6 +151,8 @@ def _save(t):
 
 def _differentiable_outputs(formula, out):
     """Step 5: the outputs that get the node as grad_fn, None for the others."""
+    if isinstance(out, Tensor):
+        return [out]                # one output (mul, add): PyTorch's set_history(result, grad_fn)
     outs = _outputs(out)
     if formula.first_output_only:
         # PyTorch's codegen (gen_differentiable_outputs): formulas that read `grad`, never `grads`, make

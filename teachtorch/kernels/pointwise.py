@@ -22,7 +22,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from .. import _dtype
-from .._dtype import bool_, can_cast, float16, float32, result_type
+from .._dtype import bool_, float16, float32, result_type
 from .._strides import (
     broadcast_shapes, is_non_overlapping_and_dense, pointwise_output_strides, preserve_format_strides,
 )
@@ -67,15 +67,33 @@ def promote(operands, kind):
     """
     if callable(kind):
         return kind(operands)
-    a = operands[0]
-    if len(operands) == 2 and type(a) is Tensor and type(operands[1]) is Tensor and a.dtype is operands[1].dtype:
-        dt = a.dtype                      # the common case, without the general rule
-    else:
+    dt = _common_case_dtype(operands)
+    if dt is None:
         dt = result_type(*[x for x in operands if x is not None])
     if kind is INT_TO_FLOAT and not dt.is_floating_point:
         dt = _dtype.get_default_dtype()
     compute = float32 if dt is float16 else dt
     return (bool_ if kind is ALWAYS_BOOL else dt), compute
+
+
+def _common_case_dtype(operands):
+    """result_type's answer for the common calls, without the general rule (None for the others): tensors
+    of one dtype (`a * b`, `addcmul(x, t1, t2)`), with Python numbers too when that dtype is floating
+    (`x.mul_(0.9)`): c10::combine_categories lets a number count only if its category is higher, and no
+    number's category (bool, int, float) is higher than floating."""
+    dt, numbers = None, False
+    for x in operands:
+        if isinstance(x, Tensor):
+            if dt is not None and x.dtype is not dt:
+                return None
+            dt = x.dtype
+        elif type(x) in (bool, int, float):
+            numbers = True
+        else:
+            return None           # None (clamp's absent bound), a NumPy scalar: the general rule
+    if dt is None or (numbers and not dt.is_floating_point):
+        return None
+    return dt
 
 
 def pointwise_meta(operands, kind):
@@ -207,7 +225,7 @@ def _is_scalar(a):
 
 def check_out(out, out_dtype, shape, name="output"):
     """May a result of `out_dtype` and `shape` be written into `out`? Raise PyTorch's errors if not."""
-    if not can_cast(out_dtype, out.dtype):
+    if not _dtype._can_cast(out_dtype, out.dtype):
         raise RuntimeError(
             f"result type {out_dtype._ptname} can't be cast to the desired output type {out.dtype._ptname}")
 

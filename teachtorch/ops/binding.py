@@ -57,6 +57,16 @@ def _invalid_combination(name, args, n, numbers, method):
 
 def check_operands(op, name, args, n, numbers, n_positional, method=False):
     """Apply the binding's rules to the operands args[:n]; return the arguments, numbers wrapped as needed."""
+    # The common call first, as PyTorch's parser tries the `Tensor, Tensor` overload first: every operand
+    # already a Tensor, so there is nothing to convert or refuse; only the Scalars and ints after the
+    # operands (alpha=, value=) are checked. The general rules below give the same answer, more slowly.
+    for i in range(n):
+        if not isinstance(args[i], Tensor):
+            break
+    else:
+        if op.int_args and op.int_args[-1][0] >= n:
+            args = op.schema.check_int64(tuple(args), op.int_args)
+        return tuple(args)
     given = args
     args = list(args)
     for i in range(n):

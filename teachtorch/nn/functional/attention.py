@@ -9,7 +9,9 @@ matches each key.
 `scaled_dot_product_attention` is exactly this, in PyTorch's "math" reference form (the formula in its
 docs; aten/src/ATen/native/transformers/attention.cpp `_scaled_dot_product_attention_math`). PyTorch picks
 a fused kernel when it can (FlashAttention, memory-efficient attention: the same numbers without ever
-storing the (L, S) weights); autograd here differentiates the four ops above.
+storing the (L, S) weights). On the CPU that is `_scaled_dot_product_flash_attention_for_cpu` (ops/attention.py,
+one node ScaledDotProductFlashAttentionForCpuBackward0) whenever `_use_flash_attention_cpp` says PyTorch's
+backend choice takes it (4-d inputs, no dropout, ...); otherwise autograd differentiates the four ops above.
 
 Masks: a bool `attn_mask` says which pairs TAKE PART (True = query i may look at key j); a float mask is
 added to the scores. `is_causal=True` lets query i see keys 0..i only (a lower-triangular mask), as in a
@@ -27,6 +29,7 @@ import warnings
 
 import teachtorch as tt
 from ..._dtype import TYPEMETA_NAMES
+from ...ops.attention import _scaled_dot_product_flash_attention_for_cpu
 from .dropout import dropout
 from .linear import linear
 
@@ -52,6 +55,34 @@ def _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal):
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
 
 
+def _use_flash_attention_cpp(query, key, value, attn_mask, dropout_p, enable_gqa):
+    """Does PyTorch's CPU backend choice pick the fused kernel? The gates of `use_flash_attention_cpp`
+    (aten/src/ATen/native/transformers/sdp_utils_cpp.cpp, checks in sdp_utils_cpp.h); else the math path.
+    Only on the cpu: on a GPU PyTorch picks its CUDA kernels (flash, memory-efficient, cuDNN), whose nodes
+    teachtorch does not have, so cuda tensors take the math path."""
+    if query.device.type != "cpu":
+        return False
+    if dropout_p > 0.0:                                                   # check_for_dropout
+        return False
+    if not (query.dim() == key.dim() == value.dim() == 4):                # check_tensor_shapes
+        return False
+    if not (query.shape[0] == key.shape[0] == value.shape[0]):            # check_batch_size_and_num_heads_dense:
+        return False                                                      # no broadcasting of the batch
+    heads_q, heads_k, heads_v = query.shape[1], key.shape[1], value.shape[1]
+    if not (heads_q == heads_k == heads_v or                              # ... equal heads, or grouped-query
+            (enable_gqa and heads_k == heads_v and heads_q % heads_k == 0)):
+        return False
+    if attn_mask is not None and attn_mask.dim() not in (2, 4):           # check_attn_mask_shape
+        return False
+    if not (query.shape[-1] == key.shape[-1] == value.shape[-1]):         # check_head_dim_size_cpp
+        return False
+    if query.shape[-2] == 0 or key.shape[-2] == 0:                        # check_nonzero_sequence_lengths_dense
+        return False
+    if any(t.shape[-1] != 1 and t.stride(-1) != 1 for t in (query, key, value)):   # check_last_dim_stride_...
+        return False
+    return query.dtype.is_floating_point                                  # check_tensor_dtype
+
+
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
     """softmax(query @ key^T * scale + mask) @ value.
@@ -62,6 +93,13 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     of their heads serves a group of query heads.
     """
     _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal)
+    if _use_flash_attention_cpp(query, key, value, attn_mask, dropout_p, enable_gqa):
+        if attn_mask is not None and attn_mask.dtype == tt.bool:
+            # `convert_boolean_attn_mask`: True (take part) -> 0, False -> -inf, in the query's dtype
+            attn_mask = tt.zeros(attn_mask.shape, dtype=query.dtype, device=query.device).masked_fill(
+                attn_mask.logical_not(), -math.inf)
+        return _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p, is_causal,
+                                                           attn_mask=attn_mask, scale=scale)[0]
     if enable_gqa and key.shape[-3] != query.shape[-3]:
         if query.shape[-3] % key.shape[-3] != 0 or query.shape[-3] % value.shape[-3] != 0:
             raise RuntimeError("Number of heads in key and value must divide the number of heads in ")
