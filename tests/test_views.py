@@ -373,3 +373,34 @@ def test_fuzz_expand_and_unfold(p, data):
         size = data.draw(st.integers(0, shape[d] + 1))
         step = data.draw(st.integers(1, 3))
         check(lambda lib, x: x.unfold(d, size, step), p)
+
+
+def test_T_warns_as_pytorch_once_per_process():
+    """`x.T` on anything but a matrix is deprecated in PyTorch: a UserWarning, once per process
+    (TORCH_WARN_ONCE), 0-d tensors with a message of their own. torch's messages are read in a fresh process
+    (its once-only state cannot be reset); ours end where torch's says where in C++ it was raised."""
+    import subprocess
+    import sys
+    import warnings
+    from teachtorch.ops import views as views_module
+    script = ("import torch, warnings\n"
+              "for shape in [(3,), (2, 3, 4), (), (2, 3)]:\n"
+              "    with warnings.catch_warnings(record=True) as w:\n"
+              "        warnings.simplefilter('always')\n"
+              "        torch.ones(shape).T\n"
+              "        torch.ones(shape).T\n"
+              "    print(repr([str(x.message).split(' (Triggered internally')[0] for x in w]))\n")
+    expected = [eval(line) for line in subprocess.run([sys.executable, "-c", script], capture_output=True,
+                                                      text=True, check=True).stdout.splitlines()]
+    views_module._warned_once.clear()
+    got = []
+    for shape in [(3,), (2, 3, 4), (), (2, 3)]:
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            x = tt.ones(shape)
+            assert tuple(x.T.shape) == tuple(reversed(x.shape))
+            x.T
+        assert all(issubclass(m.category, UserWarning) for m in w)
+        got.append([str(m.message) for m in w])
+    assert got == expected
+    assert expected[1] == [] and len(expected[0]) == 1     # the 1-d warning covered the 3-d call: once

@@ -12,6 +12,8 @@ made of the view ops, each dispatched in turn, so a trace shows the pieces. `res
 can be one, and a copy otherwise.
 """
 
+import warnings
+
 from .. import _strides
 from .._dispatch_key import CompositeExplicitAutograd
 from .._dtype import dtype as _dtype_class
@@ -335,10 +337,26 @@ for _name, _fn in {
     bind_method(_name, method(_fn, _name) if isinstance(_fn, OpOverload) else _fn)
 
 
+_warned_once = set()    # PyTorch's TORCH_WARN_ONCE: each of these warnings once per process
+
+
+def _warn_once(message):
+    if message not in _warned_once:
+        _warned_once.add(message)
+        warnings.warn(message, UserWarning, stacklevel=3)
+
+
 def _T(self):
     """`x.T`: the dims reversed, `permute(n-1, ..., 0)` (PyTorch's `numpy_T`, so its node is PermuteBackward0
-    for a matrix too)."""
-    return permute_op(self, list(range(self.dim() - 1, -1, -1)))
+    for a matrix too). Deprecated on anything but a matrix, with PyTorch's warnings (TensorShape.cpp)."""
+    n = self.dim()
+    if n != 2 and n != 0:
+        _warn_once("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and "
+                   "it will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
+                   "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.")
+    if n == 0:
+        _warn_once("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.")
+    return permute_op(self, list(range(n - 1, -1, -1)))
 
 
 def _H(self):
