@@ -53,10 +53,18 @@ def _kernel_for(op):
     schema = op.schema
     mutated = schema.mutable_positions
     if mutated:
+        # Which written arguments are tensor lists (`Tensor(a!)[] self`, the in-place `_foreach_*` ops) is in
+        # the schema: decided here once, not on every call
+        lists = [i for i in mutated if schema.arguments[i].type.endswith("[]")]
+        tensors = [i for i in mutated if i not in lists]
+
         def ADInplaceOrView_inplace(ks, *args):
             out = redispatch_below_ad_inplace_or_view(op, ks & AFTER_AD_INPLACE_OR_VIEW, args)
-            for i in mutated:
-                increment_version(args[i])
+            for i in tensors:            # increment_version, as PyTorch's generated kernels call it
+                args[i]._vc.value += 1
+            for i in lists:
+                for t in args[i]:
+                    t._vc.value += 1
             return out
         return ADInplaceOrView_inplace
     if schema.is_view:
@@ -71,16 +79,6 @@ def _kernel_for(op):
             return out
         return ADInplaceOrView_view
     return None
-
-
-def increment_version(written):
-    """Bump the version counter of a written tensor, or of each tensor of a written list (`Tensor(a!)[] self`,
-    the in-place `_foreach_*` ops), as PyTorch's generated ADInplaceOrView kernels call `increment_version`."""
-    if type(written) is list or type(written) is tuple:
-        for t in written:
-            t._vc.value += 1
-    else:
-        written._vc.value += 1
 
 
 def _register(op):
