@@ -13,6 +13,7 @@ PyTorch columns say n/a. A benchmark, not a test: it reports, never fails.
 """
 
 import argparse
+import importlib.util
 import statistics
 import sys
 import time
@@ -20,11 +21,20 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# Python puts this script's folder first on sys.path, where this file's own name would hide the `cuda`
+# namespace package (cuda-bindings, cuda-pathfinder) that CuPy 14 imports: take the folder off, then load
+# bench/nn.py by its path.
+BENCH = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH]
+sys.path.insert(0, str(BENCH.parent))
 
 import teachtorch as tt  # noqa: E402
-from nn import build, step_fn  # noqa: E402  (the same models and step as bench/nn.py)
+
+_spec = importlib.util.spec_from_file_location("bench_nn", BENCH / "nn.py")
+bench_nn = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bench_nn)
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH]   # bench/nn.py put it back
+build, step_fn = bench_nn.build, bench_nn.step_fn   # the same models and step as bench/nn.py
 
 
 def gpu_time(fn, sync, repeats, number):
