@@ -160,8 +160,12 @@ class FunctionSchema:
     def bind(self, args, kwargs, op_name=None):
         """Normalise a call to a tuple with every argument in schema order, defaults filled in."""
         params = self.arguments
-        if not kwargs and len(args) == len(params):
-            return tuple(args)          # every argument given, in order: nothing to bind
+        if not kwargs:
+            if len(args) == len(params):
+                return tuple(args)      # every argument given, in order: nothing to bind
+            tails = self.__dict__.get("_default_tails") or self._make_default_tails()
+            if len(args) < len(tails) and tails[len(args)] is not None:
+                return tuple(args) + tails[len(args)]     # `x.add_(y)`: the rest are defaults (alpha=1)
         n_positional = sum(not a.kwarg_only for a in params)
         who = op_name or self.name
         if len(args) > n_positional:
@@ -178,6 +182,18 @@ class FunctionSchema:
         if unknown:
             raise TypeError(f"{who}() got an unexpected keyword argument '{sorted(unknown)[0]}'")
         return tuple(out)
+
+    def _make_default_tails(self):
+        """For each count k of positional arguments a call may give, the defaults of the arguments after them
+        (None where one of those has no default): worked out once per schema, used on every call."""
+        params = self.arguments
+        n_positional = sum(not a.kwarg_only for a in params)
+        tails = []
+        for k in range(n_positional + 1):
+            rest = params[k:]
+            tails.append(tuple(a.default for a in rest) if all(a.has_default for a in rest) else None)
+        self._default_tails = tails
+        return tails
 
     def __str__(self):
         parts, star = [], False

@@ -96,6 +96,53 @@ def _common_case_dtype(operands):
     return dt
 
 
+def fast_setup(operands, kind):
+    """TensorIterator's fast set-up (`FastSetupType::CONTIGUOUS` in TensorIterator.cpp): when every tensor
+    operand is contiguous, with one shape, dtype and device, the result is a contiguous tensor of that shape
+    and no input needs converting, so broadcasting, the stride rule and the casts are all skipped. Python
+    numbers may join an op of a floating dtype (`x.mul_(0.9)`), since they cannot change it.
+
+    Returns (device, result dtype, compute dtype, shape), or None for every other call: those take the
+    general steps (`pointwise_meta`, `output_strides`, `run`), which give the same answer more slowly.
+    """
+    first, numbers = None, False
+    for a in operands:
+        if type(a) is Tensor:
+            if first is None:
+                first, contiguous = a, contiguous_strides_of(a._sizes)
+                if a._strides != contiguous:
+                    return None
+            elif (a.dtype is not first.dtype or a._sizes != first._sizes or a._strides != contiguous
+                  or a._storage.device is not first._storage.device):
+                return None
+        elif type(a) in (float, int, bool):
+            numbers = True
+        else:
+            return None
+    if first is None or first._storage._data is None:          # all numbers, or the meta device
+        return None
+    dt = first.dtype
+    if dt is float16 or (numbers and not dt.is_floating_point) or callable(kind):
+        return None      # float16 computes in float32; numbers may promote an integer op; own promotion rules
+    if kind is ALWAYS_BOOL:
+        return first._storage.device, bool_, dt, first._sizes
+    if kind is INT_TO_FLOAT and not dt.is_floating_point:
+        return None
+    return first._storage.device, dt, dt, first._sizes
+
+
+def run_contiguous(fn, operands, params, compute_dtype, device):
+    """`run` after a fast set-up: the tensors are already of the compute dtype, only numbers are cast."""
+    xp = ARRAY_MODULES[device.type]
+    arrays = [a._data() if type(a) is Tensor else _cast(xp, a, compute_dtype) for a in operands]
+    saved = fp_errors()
+    try:
+        quiet_fp_errors()
+        return fn(xp, *arrays, *params)
+    finally:
+        restore_fp_errors(saved)
+
+
 def pointwise_meta(operands, kind):
     """The meta step: (tensors, device, result dtype, compute dtype, broadcast shape)."""
     tensors = []
@@ -346,6 +393,12 @@ class PointwiseKernel:
         operands = args[:n]
         if checks.operands is not None:
             checks.operands(operands)
+        fast = fast_setup(operands, self.promotion)
+        if fast is not None:              # contiguous operands of one shape and dtype: see fast_setup
+            device, out_dtype, cdt, shape = fast
+            if checks.late is not None:
+                checks.late(args, out_dtype, cdt)
+            return wrap(run_contiguous(self.compute, operands, args[n:], cdt, device), out_dtype, device)
         tensors, device, out_dtype, cdt, shape = pointwise_meta(operands, self.promotion)
         if checks.late is not None:
             checks.late(args, out_dtype, cdt)
@@ -362,6 +415,17 @@ class PointwiseKernel:
         operands = (target,) + args[:n - 1]
         if checks.operands is not None:
             checks.operands(operands)
+        fast = fast_setup(operands, self.promotion) if checks.inplace is None else None
+        if fast is not None and fast[1] is target.dtype:
+            # contiguous operands of one shape and dtype (fast_setup): the target is one of them, so its
+            # device, shape and dtype are right and it never overlaps itself; only another input may share
+            # part of its memory
+            device, out_dtype, cdt, shape = fast
+            check_no_partial_overlap(target, [t for t in operands[1:] if type(t) is Tensor])
+            if checks.late is not None:
+                checks.late(operands + args[n - 1:], out_dtype, cdt)
+            write(target, run_contiguous(self.compute, operands, args[n - 1:], cdt, device), check_overlap=False)
+            return target
         tensors, device, out_dtype, cdt, shape = pointwise_meta(operands, self.promotion)
         check_output_device(target, device)
         check_writable(target)

@@ -79,11 +79,14 @@ def check_operands(op, name, args, n, numbers, n_positional, method=False):
         args = list(op.schema.check_int64(tuple(args), op.int_args))
     operands = args[:n]
     kinds = [isinstance(a, Tensor) for a in operands]
-    if all(kinds):
-        return tuple(args)
-    arg_names = [a.name for a in op.schema.arguments]
     # an operand that is neither a Tensor nor a number (a list, a NumPy array) is refused whatever the op
     not_a_number = [i for i, a in enumerate(operands) if not kinds[i] and not isinstance(a, (int, float, complex))]
+    if not not_a_number and n > 1:        # the rules for numbers, the common ones first (`x.mul_(0.9)`)
+        if numbers == NUMBERS_OTHER and kinds[0]:
+            return tuple(args)
+        if numbers == NUMBERS_EITHER and any(kinds):
+            return tuple(args)
+    arg_names = [a.name for a in op.schema.arguments]
     if numbers == NUMBERS_NONE or n == 1 or not_a_number:
         i = not_a_number[0] if not_a_number else kinds.index(False)
         arg = "input" if i == 0 and arg_names[0] == "self" and not method else arg_names[i]
@@ -94,10 +97,6 @@ def check_operands(op, name, args, n, numbers, n_positional, method=False):
             # Both numbers: the binding turns the first into a tensor (`torch.add(2, 3)` is tensor(5)).
             from .tensor_new import tensor
             args[0] = tensor(args[0])
-        return tuple(args)
-    if numbers == NUMBERS_EITHER and any(kinds):
-        return tuple(args)
-    if numbers == NUMBERS_OTHER and kinds[0]:
         return tuple(args)
     raise _invalid_combination(name.rstrip("_"), args, n, numbers, method)
 
