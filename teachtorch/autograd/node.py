@@ -64,9 +64,10 @@ class Node:
     _anomaly_trace = None
     _anomaly_parent = None
 
-    def __init__(self, next_edges=()):
+    def __init__(self, next_edges=(), sequence_nr=None):
         self.next_edges = next_edges if type(next_edges) is list else list(next_edges)
-        self._seq = next(_next_sequence_nr)
+        # PyTorch's Node(sequence_nr, next_edges): the next number of the thread's counter, unless given
+        self._seq = next(_next_sequence_nr) if sequence_nr is None else sequence_nr
         self._input_metadata = []
         if anomaly_mode._AnomalyMode.enabled:
             anomaly_mode.store_forward_trace(self)
@@ -166,10 +167,9 @@ class AccumulateGrad(Node):
     """
 
     def __init__(self, variable):
-        super().__init__()
-        self._seq = UINT64_MAX
+        super().__init__(sequence_nr=UINT64_MAX)
         self.variable = variable
-        self._add_input_metadata(variable)
+        self._input_metadata.append((variable._sizes, variable.dtype, variable._storage.device))
 
     @property
     def _tensor_pre_hooks(self):
@@ -187,8 +187,7 @@ class GraphRoot(Node):
     """Where backward starts when it starts from several tensors: hands each its initial gradient."""
 
     def __init__(self, edges, grads):
-        super().__init__(edges)
-        self._seq = UINT64_MAX
+        super().__init__(edges, sequence_nr=UINT64_MAX)
         self.grads = grads
 
     def apply(self, grads):
