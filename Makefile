@@ -21,7 +21,7 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # The page JupyterLab opens on: the course's first lesson, in the student's copy.
 LAB_START ?= lessons/00_start.py
 
-.PHONY: test test-fake-cuda lab lab-reset work bench clean graphviz system-deps constraints
+.PHONY: test test-fake-cuda gpu-check lab lab-reset work bench clean graphviz system-deps constraints
 
 # Run the test suite (2 xdist workers); make fails when pytest fails. The explorer's tests need the lab tools,
 # Graphviz and a Chromium for the browser tests (installed with apt-get when run as root).
@@ -32,6 +32,13 @@ test: $(VENV)/.stamp-test system-deps
 # every cuda code path without a GPU. On a GPU machine plain `make test` runs them on the GPU.
 test-fake-cuda: $(VENV)/.stamp-test
 	TEACHTORCH_TEST_CUDA=fake $(PY) -m pytest -n 2 tests -k cuda
+
+# On a machine with an NVIDIA GPU where CuPy and PyTorch are already installed (nothing is downloaded): the
+# [cuda] half of the suite on the GPU, the failures' [cpu] twins, then bench/cuda.py; logs in
+# test-artifacts/gpu/. GPU_PYTHON is the Python that has them.
+GPU_PYTHON ?= python3
+gpu-check:
+	PYTHON=$(GPU_PYTHON) bash tests/gpu_check.sh
 
 # Start JupyterLab on your copy of the course (work/), opened at the first lesson. Lessons open as notebooks
 # straight from their .py files (jupytext); what you change is saved in work/, never in lessons/.

@@ -23,7 +23,14 @@ settings.register_profile(
 settings.register_profile(
     "explore", deadline=None, max_examples=60, database=None, print_blob=True, suppress_health_check=_QUIET_CHECKS,
 )
-settings.load_profile("explore" if os.environ.get("TEACHTORCH_HYPOTHESIS") == "explore" else "ci")
+# "quick": a tenth of the examples, for a run that must fit a short window (the `[cuda]` half on a borrowed GPU,
+# tests/gpu_check.sh); every test still runs, each property on fewer generated cases
+settings.register_profile(
+    "quick", deadline=None, max_examples=6, derandomize=True, database=None, print_blob=True,
+    suppress_health_check=_QUIET_CHECKS,
+)
+settings.load_profile(os.environ.get("TEACHTORCH_HYPOTHESIS") if os.environ.get("TEACHTORCH_HYPOTHESIS") in
+                      ("explore", "quick") else "ci")
 
 
 # ---- devices: every op, gradient and module test runs on cpu, and on cuda when there is one ------------------
