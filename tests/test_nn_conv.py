@@ -718,6 +718,29 @@ def test_new_conv_pool_pad_modules(make, shape):
     assert list(make(tt.nn).state_dict()) == list(make(torch.nn).state_dict())
 
 
+@pytest.mark.parametrize("make,shape,output_size", [
+    (lambda nn: nn.ConvTranspose1d(2, 4, 3, stride=3, groups=2), (2, 2, 5), [17]),          # the largest size
+    (lambda nn: nn.ConvTranspose1d(2, 4, 3, stride=3, groups=2), (2, 2, 5), (2, 4, 16)),    # with N and C
+    (lambda nn: nn.ConvTranspose2d(3, 4, 3, stride=2, padding=1), (2, 3, 4, 5), [8, 9]),
+    (lambda nn: nn.ConvTranspose2d(3, 4, 3, stride=2, padding=1), (3, 4, 5), [7, 10]),      # unbatched
+    (lambda nn: nn.ConvTranspose2d(2, 2, 2, stride=(2, 3), dilation=2), (1, 2, 3, 3), (1, 2, 7, 9)),
+    (lambda nn: nn.ConvTranspose3d(2, 3, 2, stride=(1, 2, 2)), (1, 2, 2, 3, 3), [3, 7, 6]),
+])
+def test_conv_transpose_output_size_picks_the_output_padding(make, shape, output_size):
+    """`forward(x, output_size=...)`: the size names one of the `stride` sizes the layer can give."""
+    check_module(make, rand(*shape), forward=lambda m, x: m(x, output_size=output_size))
+
+
+@pytest.mark.parametrize("output_size", [[6, 9], [8, 11], [8], [1, 2, 3], (2, 4, 8, 9, 1)], ids=str)
+def test_conv_transpose_output_size_errors(output_size):
+    """Out of range (below the smallest or above the largest size), or the wrong number of sizes: ValueError
+    with PyTorch's message, which lists the sizes that would do."""
+    def run(lib):
+        lib.manual_seed(0)
+        return lib.nn.ConvTranspose2d(3, 4, 3, stride=2, padding=1)(lib.ones(2, 3, 4, 5), output_size=output_size)
+    check(run)
+
+
 def test_conv_transpose_module_refuses_other_padding_modes():
     check(lambda lib: lib.nn.ConvTranspose2d(2, 2, 3, padding_mode="reflect"))
 

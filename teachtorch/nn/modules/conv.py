@@ -166,11 +166,35 @@ class _ConvTransposeNd(_ConvNd):
                          transposed=True, output_padding=_ntuple(output_padding, n))
 
     def forward(self, input, output_size=None):
-        if output_size is not None:
-            raise NotImplementedError("teachtorch's ConvTranspose modules take no output_size: give "
-                                      "output_padding to the constructor instead")
-        return type(self).function(input, self.weight, self.bias, self.stride, self.padding, self.output_padding,
+        output_padding = self._output_padding(input, output_size)
+        return type(self).function(input, self.weight, self.bias, self.stride, self.padding, output_padding,
                                    self.groups, self.dilation)
+
+    def _output_padding(self, input, output_size):
+        """The output_padding for this call (torch/nn/modules/conv.py `_ConvTransposeNd._output_padding`).
+
+        A transposed convolution with stride s can give s different output sizes (a strided convolution maps
+        all of them to the same input size); `output_padding` picks one. `forward(x, output_size=...)` names
+        the size instead, and this works out the padding that gives it, or says which sizes are possible.
+        """
+        if output_size is None:
+            return self.output_padding
+        n = self.dims
+        non_spatial = 2 if input.dim() == n + 2 else 1
+        output_size = list(output_size)
+        if len(output_size) == non_spatial + n:
+            output_size = output_size[non_spatial:]
+        if len(output_size) != n:
+            raise ValueError(f"ConvTranspose{n}D: for {input.dim()}D input, output_size must have {n} or "
+                             f"{non_spatial + n} elements (got {len(output_size)})")
+        min_sizes = [(input.size(d + non_spatial) - 1) * self.stride[d] - 2 * self.padding[d]
+                     + self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(n)]
+        max_sizes = [lo + self.stride[d] - 1 for d, lo in enumerate(min_sizes)]
+        for size, lo, hi in zip(output_size, min_sizes, max_sizes):
+            if size < lo or size > hi:
+                raise ValueError(f"requested an output size of {output_size}, but valid sizes range from "
+                                 f"{min_sizes} to {max_sizes} (for an input of {input.size()[2:]})")
+        return tuple(size - lo for size, lo in zip(output_size, min_sizes))
 
 
 class ConvTranspose1d(_ConvTransposeNd):
