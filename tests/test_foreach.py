@@ -125,12 +125,28 @@ def test_maximum_sqrt_neg_and_friends(route):
     check(lambda lib, xs, ys: lib._foreach_maximum(xs, ys), xs, ys)
     check(lambda lib, xs, ys: (lib._foreach_maximum_(xs, ys), xs)[1], xs, ys)
     positive = plist(12, layouts=layouts, low=0.1, high=4)
-    for name in ("sqrt", "neg", "reciprocal", "abs", "sign"):
+    for name in ("sqrt", "neg", "reciprocal", "abs", "sign", "exp"):
         check(lambda lib, xs: getattr(lib, f"_foreach_{name}")(xs), positive)
         check(lambda lib, xs: (getattr(lib, f"_foreach_{name}_")(xs), xs)[1], xs)
 
 
-def test_zero_copy_and_norm():
+
+@pytest.mark.parametrize("route", ROUTES)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_pow(dtype, route):
+    """`.List`, `.Scalar`, `.ScalarList` and their in-place twins (the per-tensor in-place ops are named
+    pow_.Tensor and pow_.Scalar), and `.ScalarAndTensor`: a number to the power of each tensor."""
+    layouts, other_layouts = ROUTES[route]
+    xs, exponents = plist(29, dtype, layouts, low=0.1, high=3), plist(30, dtype, other_layouts, low=-2, high=2)
+    check(lambda lib, xs, es: lib._foreach_pow(xs, es), xs, exponents)
+    check(lambda lib, xs, es: (lib._foreach_pow_(xs, es), xs)[1], xs, exponents)
+    for exponent in (2, 0.5, -1.5, [2, 0.5, -1.0, 3]):
+        check(lambda lib, xs: lib._foreach_pow(xs, exponent), xs)
+        check(lambda lib, xs: (lib._foreach_pow_(xs, exponent), xs)[1], xs)
+    for base in (0.9, 2, -0.5):                  # capturable Adam's `_foreach_pow(beta1, state_steps)`
+        check(lambda lib, es: lib._foreach_pow(base, es), exponents)
+    check(lambda lib, xs, es: lib._foreach_pow(xs, es), xs[:3], exponents)       # the lengths differ
+    check(lambda lib: lib._foreach_pow(2.0, []))
     xs, ys = plist(13), plist(14, layouts=("offset", "contiguous", "permuted", "sliced"))
     check(lambda lib, xs: (lib._foreach_zero_(xs), xs)[1], xs)
     check(lambda lib, xs, ys: (lib._foreach_copy_(xs, ys), xs)[1], xs, ys)

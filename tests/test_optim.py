@@ -244,9 +244,8 @@ def test_trajectory_matches_torch(name, kwargs, layout):
 
 
 # foreach=True: the multi-tensor paths (`_multi_tensor_sgd`, ...), in both libraries (PyTorch runs its foreach
-# ops' slow path on the CPU)
-FOREACH_CONFIGS = [(name, kwargs) for name, kwargs in CONFIGS
-                   if name in ("SGD", "Adam", "AdamW", "RMSprop", "Adagrad")]
+# ops' slow path on the CPU); every optimizer of CONFIGS has one
+FOREACH_CONFIGS = CONFIGS
 
 
 @pytest.mark.parametrize("layout", ["contiguous", "noncontiguous"])
@@ -591,8 +590,10 @@ def test_default_foreach_rule_is_torchs():
     assert _default_to_fused_or_foreach([tt.zeros(2)], False) == (False, on_cuda)
 
 
+# (not ASGD: its foreach path computes each parameter's next eta with 0-dim tensor ops, as PyTorch's does)
 @pytest.mark.parametrize("foreach", [None, False, True])
-@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"])
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam",
+                                  "Adadelta"])
 def test_foreach_runs_one_op_per_line_for_all_parameters(name, foreach):
     """The dispatched ops of one step (depth 0 of a trace): one per parameter and line of the algorithm in the
     single-tensor loop, one per line for the whole group with foreach (the count does not grow with it)."""
@@ -611,6 +612,113 @@ def test_foreach_runs_one_op_per_line_for_all_parameters(name, foreach):
     assert all(op.startswith("aten._foreach_") for op in few + many) == multi
     assert (len(few) == len(many)) == multi
     assert len(many) == (len(few) if multi else 3 * len(few))
+
+
+# ---- foreach=True for Adamax, NAdam, RAdam, Adadelta and ASGD (issue 16) -------------------------------------
+# Their `_multi_tensor_*` paths on one group holding float32 and float64 parameters (so that the grouping by
+# dtype splits it) and one without a gradient, against PyTorch's foreach=True and teachtorch's own loop.
+
+FOREACH_NEW = ("Adamax", "NAdam", "RAdam", "Adadelta", "ASGD")
+FOREACH_NEW_CONFIGS = [(name, kwargs) for name, kwargs in CONFIGS if name in FOREACH_NEW] + [
+    ("Adamax", dict(lr=0.05, maximize=True)),             # |g| in place into the negated copy
+    ("Adamax", dict(lr=0.05, weight_decay=0.1)),          # ... into the decayed copy
+    ("NAdam", dict(lr=0.05, weight_decay=0.1, maximize=True)),
+    ("NAdam", dict(lr=0.05, weight_decay=0.1, decoupled_weight_decay=True)),
+    ("RAdam", dict(lr=0.05, weight_decay=0.1, maximize=True)),
+    ("Adadelta", dict(lr=0.5, weight_decay=0.1)),
+    ("ASGD", dict(lr=0.05, lambd=0.01, t0=2, weight_decay=0.1, maximize=True)),
+]
+MIXED_SHAPES = {"w1": ((4, 3), "float32"), "b1": ((3,), "float64"), "w2": ((3, 2), "float64"),
+                "b2": ((2,), "float32"), "unused": ((2, 2), "float64")}
+
+
+def make_mixed_problem(lib, seed=0):
+    """MIXED_SHAPES's parameters (float32 and float64 in turn, `unused` gets no gradient) and the data."""
+    rng = np.random.default_rng(seed)
+    params = {name: lib.tensor(rng.standard_normal(shape).astype(dtype), requires_grad=True)
+              for name, (shape, dtype) in MIXED_SHAPES.items()}
+    x, y = (lib.tensor(rng.standard_normal(shape).astype("float32")) for shape in ((5, 4), (5, 2)))
+    return params, (x, y)
+
+
+def mixed_step(lib, opt, params, data):
+    x, y = data
+    sign = -1.0 if opt.param_groups[0]["maximize"] else 1.0
+    opt.zero_grad()
+    h = lib.tanh(x @ params["w1"] + params["b1"])        # float64 from here on
+    loss = ((h @ params["w2"] + params["b2"] - y) ** 2).mean() * sign
+    loss.backward()
+    opt.step()
+    return loss
+
+
+@pytest.mark.parametrize("name,kwargs", FOREACH_NEW_CONFIGS,
+                         ids=[f"{n}-{'-'.join(k) or 'default'}" for n, k in FOREACH_NEW_CONFIGS])
+def test_foreach_with_two_dtypes_matches_torch_and_the_loop(name, kwargs):
+    tt_params, tt_data = make_mixed_problem(tt)
+    th_params, th_data = make_mixed_problem(torch)
+    loop_params, loop_data = make_mixed_problem(tt)
+    initial = {k: v.detach().clone() for k, v in tt_params.items()}
+    tt_opt = getattr(tt.optim, name)(list(tt_params.values()), foreach=True, **kwargs)
+    th_opt = getattr(torch.optim, name)(list(th_params.values()), foreach=True, **kwargs)
+    loop_opt = getattr(tt.optim, name)(list(loop_params.values()), foreach=False, **kwargs)
+    for _ in range(12):
+        tt_loss = mixed_step(tt, tt_opt, tt_params, tt_data)
+        th_loss = mixed_step(torch, th_opt, th_params, th_data)
+        mixed_step(tt, loop_opt, loop_params, loop_data)
+        assert_same(tt_loss.detach(), th_loss.detach(), rtol=2e-5, atol=2e-6)
+        for k in MIXED_SHAPES:
+            atol = scaled_atol(th_params[k], 1e-5)
+            assert_same(tt_params[k], th_params[k], rtol=2e-5, atol=atol, path=k)
+            # the loop rounds some lines differently (NAdam's sqrt(v / bc) is sqrt(v) / sqrt(bc) here, as in
+            # PyTorch): the same numbers to float tolerance
+            np.testing.assert_allclose(tt_params[k].detach().cpu().numpy(), loop_params[k].detach().cpu().numpy(),
+                                       rtol=2e-5, atol=atol, err_msg=k)
+    for k in ("w1", "b1", "w2", "b2"):
+        assert not np.allclose(tt_params[k].detach().cpu().numpy(), initial[k].cpu().numpy()), k
+    np.testing.assert_array_equal(tt_params["unused"].detach().cpu().numpy(), initial["unused"].cpu().numpy())
+    assert_state_dicts_match(tt_opt.state_dict(), th_opt.state_dict())
+    loop_sd = loop_opt.state_dict()
+    for index, state in tt_opt.state_dict()["state"].items():
+        assert list(state) == list(loop_sd["state"][index])
+        for key, value in state.items():
+            expected = loop_sd["state"][index][key]
+            assert (value.dtype, value.device) == (expected.dtype, expected.device), (index, key)
+            np.testing.assert_allclose(value.cpu().numpy(), expected.cpu().numpy(), rtol=2e-5,
+                                       atol=scaled_atol(value, 1e-5), err_msg=f"{index} {key}")
+
+
+def foreach_ops_of_torch(opt, params, data):
+    """The `_foreach_*` ops (overload dropped) that one torch step calls, in order."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Recorder(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            calls.append(func.overloadpacket.__name__)
+            return func(*args, **(kwargs or {}))
+    calls = []
+    with Recorder():
+        mixed_step(torch, opt, params, data)
+    return [c for c in calls if c.startswith("_foreach_")]
+
+
+@pytest.mark.parametrize("name,kwargs", FOREACH_NEW_CONFIGS,
+                         ids=[f"{n}-{'-'.join(k) or 'default'}" for n, k in FOREACH_NEW_CONFIGS])
+def test_foreach_calls_torchs_foreach_ops_in_torchs_order(name, kwargs):
+    """A step with foreach=True dispatches PyTorch's `_foreach_*` ops, line by line in PyTorch's order, for each
+    (device, dtype) group: the loop (or any other sequence) fails here."""
+    tt_params, tt_data = make_mixed_problem(tt)
+    th_params, th_data = make_mixed_problem(torch)
+    tt_opt = getattr(tt.optim, name)(list(tt_params.values()), foreach=True, **kwargs)
+    th_opt = getattr(torch.optim, name)(list(th_params.values()), foreach=True, **kwargs)
+    for _ in range(2):                     # the first step makes the state, the second finds it
+        with tt.dispatch.trace() as t:
+            mixed_step(tt, tt_opt, tt_params, tt_data)
+        ours = [e.aten_name.split(".")[1] for e in t.events if e.depth == 0]
+        ours = [op for op in ours if op.startswith("_foreach_")]
+        theirs = foreach_ops_of_torch(th_opt, th_params, th_data)
+        assert ours == theirs
+        assert len(theirs) > 8 and theirs[:len(theirs) // 2] == theirs[len(theirs) // 2:]    # two dtype groups
 
 
 def test_fused_with_foreach_and_differentiable_are_refused():

@@ -127,6 +127,29 @@ class ForeachKernel:
     functional.device_check = inplace.device_check = False
 
 
+class ScalarSelfForeachKernel:
+    """The kernel of an overload whose list comes second, after one number: `_foreach_pow.ScalarAndTensor(Scalar
+    self, Tensor[] exponent)`, `[pow(self, t) for t in exponent]` (ForeachOpsKernels.cpp
+    `foreach_scalar_pow_list_kernel_slow`; what PyTorch's capturable optimizers call for `beta1 ** step`).
+    A trace shows `ScalarSelfForeachKernel(PointwiseKernel(pointwise_math.pow).functional).functional`."""
+
+    def __init__(self, per_tensor):
+        self.per_tensor = per_tensor
+
+    def __repr__(self):
+        fn = self.per_tensor
+        owner = getattr(fn, "__self__", None)
+        name = f"{owner!r}.{fn.__name__}" if owner is not None else fn.__name__
+        return f"ScalarSelfForeachKernel({name})"
+
+    def functional(self, ks, scalar, tensors):
+        check_foreach_api_restrictions(tensors, (), ())
+        per_tensor = self.per_tensor
+        return [per_tensor(ks, scalar, t) for t in tensors]
+
+    functional.device_check = False
+
+
 # ---- the fast path ---------------------------------------------------------------------------------------------
 
 

@@ -19,9 +19,12 @@ from .._dispatch_key import DispatchKey
 from .._tensor import Tensor
 from ..dispatch.dispatcher import lookup
 from ..kernels.copy import copy_kernel, zero_kernel
-from ..kernels.foreach import PACKED, SAME, SCALAR_TENSOR, SCALARS, TENSORS, ForeachKernel, vector_norm_of_one
+from ..kernels.foreach import (
+    PACKED, SAME, SCALAR_TENSOR, SCALARS, TENSORS, ForeachKernel, ScalarSelfForeachKernel, vector_norm_of_one,
+)
 from . import (  # noqa: F401  (the per-tensor ops, defined first)
-    pointwise, pointwise_binary, pointwise_division, pointwise_rounding, pointwise_ternary, pointwise_unary,
+    pointwise, pointwise_binary, pointwise_division, pointwise_powers, pointwise_rounding, pointwise_ternary,
+    pointwise_unary,
 )
 from ._define import define, public_name, register_kernel
 
@@ -68,11 +71,12 @@ def _inplace_schema(schema):
     return f"{base}_{'.' + overload if overload else ''}({args} -> ()"
 
 
-def foreach_pair(schema, per_tensor_name, extra=()):
+def foreach_pair(schema, per_tensor_name, extra=(), inplace_name=None):
     """The functional overload and its in-place twin, looping the per-tensor op `per_tensor_name` and its
-    in-place twin (`add.Tensor` and `add_.Tensor`)."""
-    base, _, overload = per_tensor_name.partition(".")
-    inplace_name = f"{base}_.{overload}" if overload else f"{base}_"
+    in-place twin (`add.Tensor` and `add_.Tensor`; `inplace_name` where PyTorch names it otherwise)."""
+    if inplace_name is None:
+        base, _, overload = per_tensor_name.partition(".")
+        inplace_name = f"{base}_.{overload}" if overload else f"{base}_"
     foreach_op(schema, _per_tensor(per_tensor_name), extra)
     foreach_op(_inplace_schema(schema), _per_tensor(inplace_name), extra)
 
@@ -106,7 +110,18 @@ foreach_pair("_foreach_lerp.ScalarList(Tensor[] self, Tensor[] tensors1, Scalar[
 foreach_pair("_foreach_maximum.List(Tensor[] self, Tensor[] other) -> Tensor[]", "clamp_min.Tensor")
 foreach_pair("_foreach_maximum.Scalar(Tensor[] self, Scalar scalar) -> Tensor[]", "clamp_min.Tensor")
 foreach_pair("_foreach_maximum.ScalarList(Tensor[] self, Scalar[] scalars) -> Tensor[]", "clamp_min.Tensor")
-for _name in ("sqrt", "neg", "reciprocal", "abs", "sign"):
+# pow: the per-tensor in-place ops are named pow_.Tensor and pow_.Scalar; `.ScalarAndTensor` has a number first
+# (no in-place twin: there is nothing to write into)
+foreach_pair("_foreach_pow.List(Tensor[] self, Tensor[] exponent) -> Tensor[]", "pow.Tensor_Tensor",
+             inplace_name="pow_.Tensor")
+foreach_pair("_foreach_pow.Scalar(Tensor[] self, Scalar exponent) -> Tensor[]", "pow.Tensor_Scalar",
+             inplace_name="pow_.Scalar")
+foreach_pair("_foreach_pow.ScalarList(Tensor[] self, Scalar[] exponent) -> Tensor[]", "pow.Tensor_Scalar",
+             inplace_name="pow_.Scalar")
+_pow_scalar_and_tensor = define("_foreach_pow.ScalarAndTensor(Scalar self, Tensor[] exponent) -> Tensor[]")
+register_kernel(_pow_scalar_and_tensor, ScalarSelfForeachKernel(_per_tensor("pow.Scalar")).functional)
+OVERLOADS[_pow_scalar_and_tensor.schema.full_name] = _pow_scalar_and_tensor
+for _name in ("sqrt", "neg", "reciprocal", "abs", "sign", "exp"):
     foreach_pair(f"_foreach_{_name}(Tensor[] self) -> Tensor[]", _name)
 foreach_op("_foreach_zero_(Tensor(a!)[] self) -> ()", zero_kernel)
 foreach_op("_foreach_copy_(Tensor(a!)[] self, Tensor[] src, bool non_blocking=False) -> ()", copy_kernel)
@@ -184,7 +199,28 @@ _foreach_neg, _foreach_neg_ = _unary("_foreach_neg"), _unary("_foreach_neg_")
 _foreach_reciprocal, _foreach_reciprocal_ = _unary("_foreach_reciprocal"), _unary("_foreach_reciprocal_")
 _foreach_abs, _foreach_abs_ = _unary("_foreach_abs"), _unary("_foreach_abs_")
 _foreach_sign, _foreach_sign_ = _unary("_foreach_sign"), _unary("_foreach_sign_")
+_foreach_exp, _foreach_exp_ = _unary("_foreach_exp"), _unary("_foreach_exp_")
 _foreach_zero_ = _unary("_foreach_zero_")
+
+
+def _pow(name):
+    """`_foreach_pow(self, exponent)`: `self` a list (exponent a list of tensors, a number or a list of numbers),
+    or, for the functional op, a number raised to each tensor of `exponent` (`.ScalarAndTensor`)."""
+    def fn(self, exponent):
+        if not name.endswith("_") and not isinstance(self, (list, tuple)):
+            _check_list(name, exponent)
+            return OVERLOADS[f"{name}.ScalarAndTensor"](self, exponent)
+        _check_list(name, self)
+        overload = _overload(exponent)
+        if overload == "Tensor":     # PyTorch has no `_foreach_pow.Tensor`
+            raise TypeError(f"{name}(): argument 'exponent' must be a number, a list of numbers or a list of "
+                            "Tensors, not Tensor")
+        out = OVERLOADS[f"{name}.{overload}"](self, exponent)
+        return self if name.endswith("_") else out
+    return public_name(fn, name)
+
+
+_foreach_pow, _foreach_pow_ = _pow("_foreach_pow"), _pow("_foreach_pow_")
 
 
 def _foreach_copy_(self, src, non_blocking=False):
@@ -205,6 +241,7 @@ __all__ = [
     "_foreach_div", "_foreach_div_", "_foreach_maximum", "_foreach_maximum_", "_foreach_addcmul",
     "_foreach_addcmul_", "_foreach_addcdiv", "_foreach_addcdiv_", "_foreach_lerp", "_foreach_lerp_",
     "_foreach_sqrt", "_foreach_sqrt_", "_foreach_neg", "_foreach_neg_", "_foreach_reciprocal",
-    "_foreach_reciprocal_", "_foreach_abs", "_foreach_abs_", "_foreach_sign", "_foreach_sign_", "_foreach_zero_",
+    "_foreach_reciprocal_", "_foreach_abs", "_foreach_abs_", "_foreach_sign", "_foreach_sign_", "_foreach_exp",
+    "_foreach_exp_", "_foreach_pow", "_foreach_pow_", "_foreach_zero_",
     "_foreach_copy_", "_foreach_norm",
 ]

@@ -2,8 +2,9 @@
 
 An optimizer (optimizer.py) holds parameter groups and per-parameter state and, at each `step()`, writes a
 new value into every parameter that has a `.grad`: SGD, Adam, AdamW, RMSprop, Adadelta, Adagrad, Adamax,
-NAdam, RAdam and ASGD, each written as PyTorch's readable single-tensor loop, and LBFGS, which calls a
-closure to re-evaluate the loss several times per step. `lr_scheduler` changes the groups' learning rates
+NAdam, RAdam and ASGD, each written as PyTorch's readable single-tensor loop and, next to it, as its
+multi-tensor `_multi_tensor_*` (`foreach=True`, the default on cuda), and LBFGS, which calls a closure to
+re-evaluate the loss several times per step. `lr_scheduler` changes the groups' learning rates
 from one epoch (or step) to the next.
 
     opt = teachtorch.optim.Adam(model.parameters(), lr=1e-3)
