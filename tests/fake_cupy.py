@@ -12,8 +12,31 @@ What it imitates, because these are the ways code written for NumPy breaks on Cu
   `TypeError` as CuPy does (host memory and device memory do not mix implicitly);
 * reductions return 0-dim arrays, never NumPy scalars;
 * `copyto` refuses a non-scalar NumPy source;
+* `any`, `all`, `nonzero`, `flatnonzero`, `argwhere`, `broadcast_to` refuse anything but a device array, a
+  NumPy scalar included (cupy/_logic/truth.py:50,87 and cupy/_sorting/search.py:141,163,229 call
+  `_util.check_array`; cupy/_core/_routines_manipulation.pyx:488 types `broadcast_to`'s argument);
+* float `floor_divide` is `floor(x / y)` (cupy/_core/include/cupy/carray.cuh:694), float `remainder` is
+  `x - floor_divide(x, y) * y` (cupy/_core/_routines_math.pyx:1099), integer `fmod` goes through double
+  (cupy/_math/arithmetic.py:138);
+* `astype` between float32 and another float type flushes float32 subnormals to zero, as CuPy's kernels are
+  compiled with `-ftz=true` (cupy/cuda/compiler.py:667) (its float32 arithmetic flushes them too: not imitated);
+* `argmax` / `argmin` of floats with several NaNs answer the last NaN, which CuPy's reduction may (it keeps
+  either NaN of a pair: cupy/_core/_routines_statistics.pyx:244-273), where NumPy answers the first;
+* float16 `nextafter` of an infinite x is nan, and of x == y is x (cupy/_core/include/cupy/float16.cuh:158);
+* `unique` along an axis refuses bools (it subtracts slices: cupy/_manipulation/add_remove.py:275);
+* a float cast to an integer type (`astype`, `copyto`, `array`) saturates as a GPU's conversion does (nan -> 0
+  but the smallest int64 in int64, inf -> the largest, -1.0 -> 0 in uint8), where NumPy on x86 gives the
+  smallest int32/int64 and keeps the low bits (docs/source/user_guide/difference.rst:8-24, "Cast behavior
+  from float to integer");
+* (tests/fake_cupyx.py) `scatter_max` / `scatter_min` of floats skip NaN and round float64 to float32, as
+  CuPy's atomics do (cupy/_core/include/cupy/atomics.cuh:62-117, a loop over `fmaxf`/`fminf`), and the
+  scatter functions refuse the dtypes CuPy's do (cupy/_core/_routines_indexing.pyx:941-982);
 * `ndarray(shape, dtype, memptr=..., strides=...)` views memory through a pointer, `.data` is that pointer;
 * a memory pool whose `used_bytes` counts live arrays, devices, `runtime.getDeviceCount`, synchronize.
+
+What it cannot imitate: its arrays ARE NumPy arrays underneath, so `isinstance(a, np.ndarray)` is true for
+them, where it is false for a CuPy array (teachtorch asks `backends.differences.is_device_array` instead);
+and its float32 arithmetic keeps subnormal numbers, which CuPy's (compiled with `-ftz=true`) flushes to zero.
 """
 
 import pathlib
@@ -170,8 +193,69 @@ def _wrap(r):
     return r
 
 
+def _saturating_cast(a, dtype):
+    """A float array cast to an integer dtype as a GPU casts (CuPy's copy kernel is the C++ conversion
+    `out0 = in0`, which compiles to PTX `cvt.rzi`: out-of-range values saturate, nan becomes 0), not as x86
+    does (nan, inf and out-of-range values become the smallest int32/int64 and narrower types keep the low
+    bits). docs/source/user_guide/difference.rst:8-24 "Cast behavior from float to integer". nan into int64
+    gives the smallest int64 on the GPU too (the H200 run: `tensor([nan]).long()` matched PyTorch's cpu)."""
+    dtype = _np.dtype(dtype)
+    if not (a.dtype.kind == "f" and dtype.kind in "iu"):
+        return None
+    info = _np.iinfo(dtype)
+    with _np.errstate(all="ignore"):
+        t = _np.trunc(a.astype(_np.float64))
+        inside = _np.where((t > info.min) & (t < info.max), t, 0).astype(dtype)
+        nan_as = info.min if dtype == _np.int64 else 0
+        return _np.where(_np.isnan(t), nan_as, _np.where(t >= info.max, info.max, _np.where(t <= info.min, info.min,
+                                                                                        inside))).astype(dtype)
+
+
+def _flush_float32_subnormals(a, dtype, order="K", casting="unsafe", copy=True):
+    """`a.astype(dtype)` as CuPy converts: it compiles its kernels with `-ftz=true` (cupy/cuda/compiler.py:667),
+    so a conversion from or to float32 flushes subnormals (below 2**-126) to a zero of the same sign."""
+    tiny = _np.float32(2.0 ** -126)
+    if a.dtype == _np.float32 and dtype != a.dtype and dtype.kind == "f":
+        a = _np.where(_np.abs(a) < tiny, _np.copysign(_np.float32(0), a), a)
+    result = a.astype(dtype, order=order, casting=casting, copy=copy)
+    if dtype == _np.float32 and a.dtype != dtype and a.dtype.kind == "f":
+        result = _np.where(_np.abs(result) < tiny, _np.copysign(_np.float32(0), result), result)
+    return result
+
+
+def _arg_extreme(np_fn, a, axis=None, keepdims=False):
+    """CuPy's argmax / argmin: of several NaNs, not necessarily the first. Its reduction keeps whichever NaN
+    its tree meets first (cupy/_core/_routines_statistics.pyx:244-273, `my_argmax_float`: of two NaNs it keeps
+    `a`, not the smaller index); this imitation always answers the LAST NaN, which NumPy never does."""
+    result = np_fn(a, axis=axis, keepdims=keepdims)
+    if a.dtype.kind not in "fc":
+        return result
+    isnan = _np.isnan(a)
+    flat = axis is None
+    if flat:
+        isnan, axis = isnan.reshape(-1), 0
+    n = isnan.shape[axis]
+    last_nan = n - 1 - _np.argmax(_np.flip(isnan, axis), axis=axis, keepdims=keepdims and not flat)
+    any_nan = isnan.any(axis=axis, keepdims=keepdims and not flat)
+    return _np.where(any_nan, last_nan, result).reshape(_np.shape(result)).astype(_np.int64)
+
+
 class ndarray(_np.ndarray):
     """Device memory, imitated: a NumPy array of its own type."""
+
+    def argmax(self, axis=None, out=None, dtype=None, keepdims=False):
+        return _wrap(_arg_extreme(_np.argmax, self.view(_np.ndarray), axis, keepdims))
+
+    def argmin(self, axis=None, out=None, dtype=None, keepdims=False):
+        return _wrap(_arg_extreme(_np.argmin, self.view(_np.ndarray), axis, keepdims))
+
+    def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+        a = self.view(_np.ndarray)
+        saturated = _saturating_cast(a, dtype)
+        if saturated is not None:
+            return saturated.view(ndarray)
+        with _np.errstate(all="ignore"):
+            return _wrap(_flush_float32_subnormals(a, _np.dtype(dtype), order, casting, copy))
 
     def __new__(cls, shape, dtype=float, memptr=None, strides=None, order="C"):
         if memptr is None:
@@ -259,6 +343,8 @@ def asarray(a, dtype=None, order=None):
 
 def array(a, dtype=None, copy=True, order="K", ndmin=0):
     if isinstance(a, ndarray):
+        if dtype is not None and a.dtype != dtype:
+            a = a.astype(dtype)
         a = a.view(_np.ndarray)
     return _np.array(a, dtype=dtype, copy=True, order=order, ndmin=ndmin).view(ndarray)
 
@@ -279,17 +365,58 @@ def copyto(dst, src, casting="same_kind", where=None):
     if type(src) is _np.ndarray:
         src = src.reshape(())[()]
     kwargs = {} if where is None else {"where": _plain(where)}
+    if isinstance(src, ndarray):
+        saturated = _saturating_cast(src.view(_np.ndarray), dst.dtype)
+        if saturated is not None:
+            src = saturated.view(ndarray)
     _np.copyto(_plain(dst), _plain(src), casting=casting, **kwargs)
+
+
+def argmax(a, axis=None, dtype=None, out=None, keepdims=False):
+    return _wrap(_arg_extreme(_np.argmax, _plain(a), axis, keepdims))
+
+
+def argmin(a, axis=None, dtype=None, out=None, keepdims=False):
+    return _wrap(_arg_extreme(_np.argmin, _plain(a), axis, keepdims))
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True):
+    """With an axis, CuPy sorts the slices by subtracting them (cupy/_manipulation/add_remove.py:273-281,
+    `left - right`), and its `subtract` refuses bools (cupy/_core/_routines_math.pyx:1047)."""
+    a = _plain(ar)
+    if axis is not None and a.dtype == _np.bool_ and a.shape[axis] > 1:
+        raise TypeError("cupy boolean subtract, the `-` operator, is deprecated, use the bitwise_xor, the `^` "
+                        "operator, or the logical_xor function instead.")
+    return _wrap(_np.unique(a, return_index=return_index, return_inverse=return_inverse,
+                            return_counts=return_counts, axis=axis, equal_nan=equal_nan))
 
 
 def get_array_module(*args):
     return sys.modules[__name__]
 
 
+# Functions whose argument must be a device array: CuPy checks it (`_util.check_array`, cupy/_util.pyx:189) or
+# types it as `_ndarray_base` in Cython, so a NumPy scalar (`divisor == 0` for a number divisor) is refused.
+_DEVICE_ARRAY_ONLY = {
+    "any": "a", "all": "a",                                     # cupy/_logic/truth.py:50, :87
+    "nonzero": "a", "flatnonzero": "a", "argwhere": "a",        # cupy/_sorting/search.py:141, :163, :229
+    "broadcast_to": "array",                                    # cupy/_core/_routines_manipulation.pyx:488
+}
+
+
+def _check_device_array(name, args, kwargs):
+    arg_name = _DEVICE_ARRAY_ONLY[name]
+    a = args[0] if args else kwargs.get(arg_name)
+    if not isinstance(a, ndarray):
+        raise TypeError(f"'{arg_name}' must be a cupy.ndarray object, not {type(a)}.")
+
+
 def _function(name, fn):
     allowed = KEYWORDS.get(name)
 
     def call(*args, **kwargs):
+        if name in _DEVICE_ARRAY_ONLY:
+            _check_device_array(name, args, kwargs)
         if allowed is not None:
             for k in kwargs:
                 if k not in allowed:
@@ -309,8 +436,47 @@ class _Random:
 
 random = _Random()
 
-_OVERRIDES = {"asarray", "array", "ascontiguousarray", "asnumpy", "copyto", "get_array_module", "ndarray",
-              "get_default_memory_pool", "cuda", "random"}
+_OVERRIDES = {"argmax", "argmin", "unique", "asarray", "array", "ascontiguousarray", "asnumpy", "copyto",
+              "get_array_module", "ndarray", "get_default_memory_pool", "cuda", "random"}
+
+
+# ---- ufuncs whose CuPy loops compute otherwise than NumPy's ------------------------------------------------
+
+
+def _floor_divide_loop(result, a, b):
+    """CuPy's float floor_divide is `floor(x / y)` (cupy/_core/include/cupy/carray.cuh:694-700, `_floor_divide`),
+    not NumPy's fmod-based CPython algorithm: 1.0 // 0.1 is 10.0 (NumPy: 9.0), inf // 2 is inf (NumPy: nan)."""
+    if result.dtype.kind == "f":
+        wide = _np.float32 if result.dtype == _np.float16 else result.dtype   # half goes through float
+        result[...] = _np.floor(_np.true_divide(_np.asarray(a).astype(wide), _np.asarray(b).astype(wide)))
+
+
+def _remainder_loop(result, a, b):
+    """CuPy's float remainder is `x - _floor_divide(x, y) * y` (cupy/_core/_routines_math.pyx:1099-1107)."""
+    if result.dtype.kind == "f":
+        q = _np.empty_like(result)
+        _floor_divide_loop(q, a, b)
+        result[...] = _np.asarray(a).astype(result.dtype) - q * _np.asarray(b).astype(result.dtype)
+
+
+def _fmod_loop(result, a, b):
+    """CuPy's integer fmod goes through double: `in1 == 0 ? 0 : fmod((double)in0, (double)in1)`
+    (cupy/_math/arithmetic.py:138-146), inexact for int64 beyond 2**53."""
+    if result.dtype.kind in "iu":
+        a, b = _np.asarray(a).astype(_np.float64), _np.asarray(b).astype(_np.float64)
+        result[...] = _np.where(b == 0, 0, _np.fmod(a, _np.where(b == 0, 1, b))).astype(result.dtype)
+
+
+def _nextafter_loop(result, x, y):
+    """CuPy's float16 nextafter (cupy/_core/include/cupy/float16.cuh:158-181) gives nan for an infinite x
+    (`!x.isfinite() || y.isnan()`), and x, not y, where x == y (0.0 towards -0.0 stays 0.0)."""
+    if result.dtype == _np.float16:
+        x, y = _np.asarray(x).astype(_np.float16), _np.asarray(y).astype(_np.float16)
+        result[...] = _np.where(~_np.isfinite(x) | _np.isnan(y), _np.nan, _np.where(x == y, x, result))
+
+
+_CUPY_LOOPS = {"floor_divide": _floor_divide_loop, "remainder": _remainder_loop, "fmod": _fmod_loop,
+               "nextafter": _nextafter_loop}
 
 
 class ufunc:
@@ -327,8 +493,15 @@ class ufunc:
         for k in kwargs:
             if k not in ("out", "dtype", "casting"):     # what CuPy's ufunc.__call__ takes
                 raise TypeError(f"Wrong arguments {k!r} for cupy ufunc {self.__name__}")
+        args = _plain(args)
         with _np.errstate(all="ignore"):
-            return _wrap(self._u(*_plain(args), **{k: _plain(v) for k, v in kwargs.items()}))
+            result = self._u(*args, **{k: _plain(v) for k, v in kwargs.items()})
+            own_loop = _CUPY_LOOPS.get(self.__name__)
+            if own_loop is not None:
+                if isinstance(result, _np.generic):
+                    result = _np.asarray(result)
+                own_loop(result, *args[:self.nin])   # CuPy's arithmetic, written over NumPy's result
+        return _wrap(result)
 
     def reduce(self, *args, **kwargs):
         return _wrap(self._u.reduce(*_plain(args), **{k: _plain(v) for k, v in kwargs.items()}))

@@ -165,5 +165,11 @@ def write(dst, value, check_overlap=True):
     if dst._storage._data is None:   # meta tensors have no bytes to write
         return dst
     xp = ARRAY_MODULES[dst._storage.device.type]
+    if dst.dtype.numpy.kind in "iu" and getattr(value, "dtype", None) is not None and value.dtype.kind == "f":
+        # a C cast of a float out of the integer's range differs between a cpu and a GPU (differences.py)
+        value = differences.float_to_int(xp, value, dst.dtype.numpy)
     xp.copyto(dst._data(), value, casting="unsafe")
     return dst
+
+
+from . import differences  # noqa: E402  (last: differences imports backends.cuda, which imports this module)

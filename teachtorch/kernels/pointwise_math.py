@@ -67,8 +67,9 @@ def rsub(xp, a, b, alpha):
 
 def no_integer_zero_division(xp, dividend, divisor):
     # C++ integer division by zero is undefined behaviour; PyTorch checks each element it divides and
-    # raises this (an empty result divides nothing)
-    if xp.broadcast(dividend, divisor).size and xp.any(divisor == 0):
+    # raises this (an empty result divides nothing). `.any()`, not `xp.any`: a number divisor is a NumPy
+    # scalar, and CuPy's `any` takes only device arrays.
+    if xp.broadcast(dividend, divisor).size and (divisor == 0).any():
         raise RuntimeError("ZeroDivisionError")
 
 
@@ -80,7 +81,7 @@ def div_mode(xp, a, b, rounding_mode):
         q = xp.true_divide(a.astype(np.float32), b.astype(np.float32))
         if rounding_mode == "trunc":
             return xp.trunc(q.astype(np.float16) if xp.ndim(b) > 0 else q)
-        return xp.floor_divide(a.astype(np.float32), b.astype(np.float32))
+        return floor_divide_floating(xp, a.astype(np.float32), b.astype(np.float32))
     if is_integer(a):
         no_integer_zero_division(xp, a, b)
         q = xp.floor_divide(a, b)              # NumPy's integer // rounds toward -inf, like Python
@@ -89,9 +90,24 @@ def div_mode(xp, a, b, rounding_mode):
             q = q + ((xp.remainder(a, b) != 0) & xp.not_equal(a < 0, b < 0))   # (a may be a NumPy scalar)
         return q
     if rounding_mode == "floor":
-        # NumPy's float floor_divide is CPython's algorithm, which PyTorch's div_floor_floating copies
-        return xp.floor_divide(a, b)
+        return floor_divide_floating(xp, a, b)
     return xp.trunc(xp.true_divide(a, b))
+
+
+def floor_divide_floating(xp, a, b):
+    """PyTorch's `div_floor_floating` (c10/util/generic_math.h), CPython's float `//`: the quotient of the exact
+    remainder (fmod), rounded to the nearest integer. NumPy's float floor_divide computes the same; CuPy's
+    computes floor(a / b) (cupy/_core/include/cupy/carray.cuh), which rounds twice (1.0 // 0.1 is 10.0, not
+    9.0) and gives inf where this gives nan (inf // 2), so it is written out here for both."""
+    mod = xp.fmod(a, b)
+    div = xp.true_divide(xp.subtract(a, mod), b)
+    # (xp.not_equal, not `!=`: `b` may be a NumPy scalar, which must not lead a CuPy expression)
+    div = xp.where((mod != 0) & xp.not_equal(b < 0, mod < 0), div - 1, div)
+    floordiv = xp.floor(div)
+    floordiv = xp.where(div - floordiv > 0.5, floordiv + 1, floordiv)
+    quotient = xp.true_divide(a, b)          # also the IEEE result of a division by zero (inf or nan)
+    floordiv = xp.where(div == 0, xp.copysign(0, quotient), floordiv)
+    return xp.where(xp.equal(b, 0), quotient, floordiv).astype(quotient.dtype)
 
 
 def remainder(xp, a, b):
@@ -106,7 +122,9 @@ def remainder(xp, a, b):
 
 def fmod(xp, a, b):
     if is_integer(a):
-        no_integer_zero_division(xp, a, b)
+        # C's integer %: a - trunc(a / b) * b. (Not xp.fmod: CuPy's integer fmod goes through double,
+        # cupy/_math/arithmetic.py, which is inexact for int64 beyond 2**53.)
+        return xp.subtract(a, xp.multiply(div_mode(xp, a, b, "trunc"), b))
     return xp.fmod(a, b)                      # C's fmod: the result takes the dividend's sign
 
 
@@ -126,7 +144,7 @@ def integer_pow(xp, a, b):
     # exact result truncated toward zero: 1 ** -n == 1, (-1) ** -n == +-1, and 0 for every other base.
     negative = b < 0
     result = xp.power(a, xp.where(negative, 0, b))
-    if xp.any(negative):
+    if negative.any():                     # (b may be a NumPy scalar, which `xp.any` on CuPy refuses)
         odd = (b % 2) != 0
         small = xp.where(a == 1, 1, xp.where(a == -1, xp.where(odd, -1, 1), 0))
         result = xp.where(negative, small, result).astype(result.dtype)
@@ -140,8 +158,9 @@ def float_pow(xp, a, b):
     even a broadcast one; a full array of exponents gets the real pow.
     """
     shape = xp.broadcast_shapes(xp.shape(a), xp.shape(b))
-    base = xp.broadcast_to(a, shape).reshape(-1)
-    exponent = xp.broadcast_to(b, shape).reshape(-1).copy()
+    # (xp.asarray: either may be a number, a NumPy scalar, and CuPy's broadcast_to takes only device arrays)
+    base = xp.broadcast_to(xp.asarray(a), shape).reshape(-1)
+    exponent = xp.broadcast_to(xp.asarray(b), shape).reshape(-1).copy()
     return xp.power(base, exponent).reshape(shape)
 
 
@@ -209,7 +228,16 @@ def copysign(xp, a, b):
 
 
 def nextafter(xp, a, b):
-    return xp.nextafter(a, b)
+    result = xp.nextafter(a, b)
+    if a.dtype == np.float16:
+        # C's nextafter (NumPy's, PyTorch's) returns y where x == y, and steps from an infinite x to the
+        # largest finite value; CuPy's float16 one (cupy/_core/include/cupy/float16.cuh) returns x there, and
+        # nan for any infinite x, so both are spelled out
+        largest = np.finfo(np.float16).max
+        result = xp.where(xp.equal(a, b), b, result)
+        from_inf = xp.isinf(a) & xp.not_equal(a, b) & ~xp.isnan(b)
+        result = xp.where(from_inf, xp.where(a > 0, largest, -largest), result).astype(np.float16)
+    return result
 
 
 def maximum(xp, a, b):

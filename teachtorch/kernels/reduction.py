@@ -35,6 +35,7 @@ import numpy as np
 from .._dtype import TYPEMETA_NAMES, bool_, float16, get_default_dtype, int64, promote_types, uint8
 from .._strides import normalize_dim, pointwise_output_strides
 from ..backends import ARRAY_MODULES, check_writable, empty, fp_errors, quiet_fp_errors, restore_fp_errors, wrap, write
+from ..backends import differences
 from .pointwise import check_out, resize_out
 
 # ---- dims -------------------------------------------------------------------------------------------------
@@ -230,7 +231,7 @@ def sum_like(self, dim, keepdim, dtype, kind="sum"):
             if dtype is not float16:          # (float16_nansum skips them itself: it needs the input's strides)
                 a = xp.where(not_nan, a, 0)   # NaNs count as 0 (and nanmean leaves them out of the count)
         if a.dtype != dtype.numpy:
-            a = a.astype(dtype.numpy)
+            a = differences.astype(xp, a, dtype.numpy)   # (floats into integers: PyTorch's cpu cast)
         acc = accumulate_dtype(dtype)
         if kind == "prod" and dtype is float16:
             r = float16_prod(xp, a, dims, shape)
@@ -398,8 +399,8 @@ def extreme_with_index(self, dim, keepdim, kind):
         return None, None, shape
     xp = xp_of(self)
     a = scalar_to_1d(self._data())
-    arg = xp.argmax if kind == "max" else xp.argmin
-    indices = arg(a, axis=d, keepdims=True)      # NumPy also picks the first occurrence, and NaN over numbers
+    # the first occurrence, and NaN over numbers (as NumPy's argmax picks it; on CuPy, see differences.py)
+    indices = differences.arg_extreme(xp, a, kind, axis=d, keepdims=True)
     values = xp.take_along_axis(a, indices, axis=d)
     return values.reshape(shape), indices.reshape(shape), shape
 
@@ -415,8 +416,8 @@ def arg_extreme(self, dim, keepdim, kind):
         if is_meta(self):
             return None, shape
         xp = xp_of(self)
-        fn = xp.argmax if kind == "argmax" else xp.argmin
-        return fn(self._data()), shape              # no axis: NumPy flattens in C order, as PyTorch does
+        # no axis: flattened in C order, as PyTorch does; the first NaN wins (differences.py)
+        return differences.arg_extreme(xp, self._data(), kind[3:]), shape
     d = normalize_dim(dim, self.dim())
     dims = (d,) if self.dim() else ()
     shape = reduced_shape(self._sizes, dims, keepdim)
@@ -424,8 +425,7 @@ def arg_extreme(self, dim, keepdim, kind):
     if is_meta(self):
         return None, shape
     xp = xp_of(self)
-    fn = xp.argmax if kind == "argmax" else xp.argmin
-    return fn(scalar_to_1d(self._data()), axis=d, keepdims=keepdim), shape
+    return differences.arg_extreme(xp, scalar_to_1d(self._data()), kind[3:], axis=d, keepdims=keepdim), shape
 
 
 def aminmax(self, dim, keepdim):
@@ -677,7 +677,8 @@ def cumulative(self, dim, dtype, kind):
     try:
         quiet_fp_errors()                     # inf + -inf is nan, an overflow is inf: silently, as in PyTorch
         if a.dtype != dtype.numpy:
-            a = a.astype(dtype.numpy)         # cast first: cumsum(dtype=int64) of floats adds truncated values
+            # cast first: cumsum(dtype=int64) of floats adds truncated values
+            a = differences.astype(xp, a, dtype.numpy)
         return fn(a, axis=d, dtype=accumulate_dtype(dtype)).reshape(shape), shape
     finally:
         restore_fp_errors(saved)

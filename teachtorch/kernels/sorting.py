@@ -269,7 +269,13 @@ def unique_dim_kernel(ks, self, dim, sorted=True, return_inverse=False, return_c
     if is_meta(self):
         raise NotImplementedError("aten::unique_dim: the result's size depends on the values")
     xp = xp_for(self)
-    values, inverse, counts = xp.unique(self._data(), axis=dim, return_inverse=True, return_counts=True)
+    a = self._data()
+    if a.dtype == np.bool_:
+        # CuPy orders the slices by subtracting them (cupy/_manipulation/add_remove.py `unique`), which it
+        # refuses for bools: compare them as 0 and 1
+        a = a.astype(np.uint8)
+    values, inverse, counts = xp.unique(a, axis=dim, return_inverse=True, return_counts=True)
+    values = values.astype(self.dtype.numpy, copy=False)
     return (_dim_first_layout(values, dim, self),
             wrap(inverse.reshape(-1) if return_inverse else _empty_long(xp), int64, self.device),
             wrap(counts if return_counts else _empty_long(xp), int64, self.device))

@@ -40,6 +40,8 @@ error of 1.5e-7 is several float16 ulps near 0. Elements past the last full SIMD
 
 import numpy as np
 
+from ..backends.differences import float32_to_float64, float64_to_float32
+
 # ---- fdlibm's coefficients, named as in s_erf.c ---------------------------------------------------------------
 
 # erf(1) rounded to 24 bits: the mid range approximates erf(x) - ERX, which is small (|P/Q| < 0.078)
@@ -152,11 +154,15 @@ BLOCK = 65536
 def _blockwise(xp, fill, a):
     """Run `fill(xp, x, out)` on consecutive blocks of a flat float64 copy `x` of `a`, filling `out`, which
     starts as a copy of x (so that nan, which falls in no range, stays nan); return out in a's shape and dtype."""
-    x = xp.ravel(xp.asarray(a, dtype=xp.float64))
+    if a.dtype == np.float32:     # (exactly, subnormals included: a GPU would flush them, differences.py)
+        x = xp.ravel(float32_to_float64(xp, xp.asarray(a)))
+    else:
+        x = xp.ravel(xp.asarray(a, dtype=xp.float64))
     out = xp.array(x, copy=True)
     for start in range(0, x.size, BLOCK):
         fill(xp, x[start:start + BLOCK], out[start:start + BLOCK])   # out's slice is a view: filled in place
-    return out.reshape(a.shape).astype(a.dtype, copy=False)
+    out = out.reshape(a.shape)
+    return float64_to_float32(xp, out) if a.dtype == np.float32 else out.astype(a.dtype, copy=False)
 
 
 def erf(xp, a):

@@ -73,7 +73,7 @@ def _index_tensor_from_data(data):
     t = tensor(data if isinstance(data, np.ndarray) else list(data))
     if t.dtype in (bool_, uint8):
         return t
-    return tensor(t._data(), dtype=int64) if t.dtype is not int64 else t
+    return t.to(int64) if t.dtype is not int64 else t      # (`t` is on the default device, maybe a GPU)
 
 
 def _bool_index(value, device):

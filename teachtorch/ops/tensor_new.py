@@ -18,6 +18,7 @@ from .._storage import UntypedStorage
 from .._tensor import Tensor
 from ..backends import ARRAY_MODULES, preserve_strides, wrap
 from ..backends import empty as _empty_tensor
+from ..backends.differences import is_device_array
 from ..dispatch.schema import unpack_int64
 from ..kernels.copy import copy_to
 from .factories import (  # the argument checks and helpers every factory shares
@@ -240,7 +241,7 @@ def from_numpy(array):
 
     Writing through either one is seen by the other. NumPy strides are in bytes, PyTorch's in elements.
     """
-    if not isinstance(array, np.ndarray):
+    if not isinstance(array, np.ndarray) or is_device_array(array):     # (a CuPy array is GPU memory)
         raise TypeError(f"expected np.ndarray (got {_type_name(array)})")
     if not array.dtype.isnative:
         raise ValueError("given numpy array has byte order different from the native byte order. Conversion "
