@@ -740,6 +740,18 @@ def test_where(layout):
     check(lambda lib, c, x: lib.where(c, x, 0.5), _rand((3, 1, 4), "bool", layout, seed=4), _rand((5, 1), "float32"))
 
 
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int64", "float16", "float32", "float64"])
+@pytest.mark.parametrize("shape", [(), (3,)], ids=["0-d", "1-d"])
+def test_where_with_a_number_keeps_the_tensors_dtype(dtype, shape):
+    """A number promotes as a wrapped number, also against a 0-d tensor: `where(c, f32_scalar, 0.0)` is
+    float32 (PyTorch's wrapped number ranks below a 0-d tensor; a float64 0-d stand-in would not)."""
+    c = _rand(shape, "bool", seed=1)
+    x = _rand(shape, dtype, seed=2)
+    for s in (True, 3, -1, 0.5):
+        check(lambda lib, c, x: lib.where(c, x, s), c, x)
+        check(lambda lib, c, x: lib.where(c, s, x), c, x)
+
+
 def test_where_errors():
     c = _rand((3,), "bool")
     check(lambda lib, x: lib.where(x, 1, 2), _rand((3,), "int64"))

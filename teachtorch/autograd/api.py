@@ -31,7 +31,8 @@ def _make_grads(outputs, grads, is_grads_batched=False):
                 if not out.dtype.is_floating_point:
                     raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
                                        f"{out.dtype}")
-                g = out.new_ones(out._sizes)
+                from ..ops.factories import ones_like_op   # (the ops are defined above autograd)
+                g = ones_like_op(out)          # PyTorch's _make_grads: ones_like(out, preserve_format)
             new.append(g)
             continue
         if not isinstance(g, Tensor):

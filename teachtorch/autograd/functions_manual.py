@@ -27,6 +27,8 @@ def sum_to(grad, shape):
     shape = tuple(shape)
     if tuple(grad._sizes) == shape:
         return grad
+    if not shape:
+        return grad.sum()          # to a 0-d tensor: one full sum, as ATen's sum_to does
     lead = grad.dim() - len(shape)
     dims = list(range(lead)) + [lead + i for i, s in enumerate(shape) if s == 1 and grad._sizes[lead + i] != 1]
     if dims:

@@ -207,7 +207,12 @@ def register_formula_kernels(op, formula):
         impl(op, Autograd, _inplace_kernel(op, formula))
         return
     impl(op, Autograd, _functional_kernel(op, formula))
+    if not s.arguments or not s.arguments[0].is_tensor:
+        return      # `pow.Scalar(Scalar self, ...)` has no in-place twin (`pow_.Scalar` is pow.Tensor_Scalar's)
     inplace = dispatcher.OPERATORS.get(f"{op.namespace}::{s.name}_" + (f".{s.overload}" if s.overload else ""))
+    if inplace is None and s.overload.startswith("Tensor_"):
+        # the in-place overload of `pow.Tensor_Scalar` is `pow_.Scalar`: its self is a Tensor anyway
+        inplace = dispatcher.OPERATORS.get(f"{op.namespace}::{s.name}_.{s.overload[7:]}")
     if inplace is not None and inplace.schema.mutable_positions == [0]:
         impl(inplace, Autograd, _inplace_kernel(inplace, formula))
 

@@ -53,6 +53,16 @@ def gelu_backward(xp, grad, x, approximate):
     return grad * (cdf + x * pdf)
 
 
+def tanh_backward(xp, grad, y):
+    """grad * (1 - y^2), from tanh's result y (BinaryOpsKernel.cpp `tanh_backward_kernel`)."""
+    return grad * (1 - y * y)
+
+
+def sigmoid_backward(xp, grad, y):
+    """grad * (1 - y) * y, from sigmoid's result y (BinaryOpsKernel.cpp `sigmoid_backward_kernel`)."""
+    return grad * (1 - y) * y
+
+
 def silu(xp, x):
     """x * sigmoid(x), written x / (1 + exp(-x)) as silu_kernel does."""
     return x / (1 + xp.exp(-x))

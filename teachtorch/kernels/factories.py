@@ -98,6 +98,11 @@ def full_kernel(ks, size, fill_value, dtype, device):
     return filled(size, fill_value, dtype, device)
 
 
+def scalar_tensor_kernel(ks, s, dtype, device):
+    """A 0-d tensor holding the number `s`."""
+    return filled((), s, dtype, device)
+
+
 def empty_out_kernel(ks, size, out):
     return factory_out(empty_kernel, ks, (size,), out)
 
@@ -116,6 +121,29 @@ def full_out_kernel(ks, size, fill_value, out):
 
 def empty_strided_kernel(ks, size, stride, dtype, device):
     return _empty_tensor(size, dtype or _dtype.get_default_dtype(), device, stride)   # checks sizes and strides
+
+
+# ---- new_*: the factories above, with the dtype and device they are not given taken from `self` ---------------
+
+
+def new_empty_kernel(ks, self, size, dtype, device):
+    return empty_kernel(ks, size, dtype or self.dtype, device or self.device)
+
+
+def new_empty_strided_kernel(ks, self, size, stride, dtype, device):
+    return empty_strided_kernel(ks, size, stride, dtype or self.dtype, device or self.device)
+
+
+def new_zeros_kernel(ks, self, size, dtype, device):
+    return filled(size, 0, dtype or self.dtype, device or self.device)
+
+
+def new_ones_kernel(ks, self, size, dtype, device):
+    return filled(size, 1, dtype or self.dtype, device or self.device)
+
+
+def new_full_kernel(ks, self, size, fill_value, dtype, device):
+    return filled(size, fill_value, dtype or self.dtype, device or self.device)
 
 
 # ---- *_like -----------------------------------------------------------------------------------------------------

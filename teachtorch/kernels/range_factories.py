@@ -150,6 +150,17 @@ def arange_kernel(ks, start, end, step, dtype, device):
     return t
 
 
+
+def arange_end_kernel(ks, end, dtype, device):
+    """`arange(end)`, PyTorch's `arange` overload: start 0, step 1."""
+    return arange_kernel(ks, 0, end, 1, dtype, device)
+
+
+def arange_start_kernel(ks, start, end, dtype, device):
+    """`arange(start, end)`, PyTorch's `arange.start` overload: step 1."""
+    return arange_kernel(ks, start, end, 1, dtype, device)
+
+
 def arange_out_kernel(ks, start, end, step, out):
     """arange_out (RangeFactories.cpp): an out tensor with the right *number* of elements keeps its shape and
     is filled in order; any other is resized to 1-d, with arange's own warning when it had elements."""

@@ -1,5 +1,6 @@
 """The activation ops PyTorch has kernels for: gelu, silu, leaky_relu, hardtanh, elu (selu, celu), softplus,
-hardsigmoid, hardswish, mish, threshold, log_sigmoid, glu, prelu (`_prelu_kernel`), and the backward op of each.
+hardsigmoid, hardswish, mish, threshold, log_sigmoid, glu, prelu (`_prelu_kernel`), and the backward op of each
+(and of tanh and sigmoid).
 
 PyTorch declares each activation in native_functions.yaml with an in-place and an out= variant
 (`gelu`, `gelu_`, `gelu.out`) and a *backward op* (`gelu_backward`) that computes `grad * f'(x)` in one pass;
@@ -29,6 +30,10 @@ def _floating(kernel_name):
 _FWD = ("inplace", "out")       # PyTorch's variants of a forward activation: `gelu_`, `gelu.out`
 _BWD = ()                      # a backward op: the functional form only (PyTorch's `.grad_input` out= unused)
 
+# tanh and sigmoid are ops of ops/pointwise_unary.py; their backward ops, from the result y, are here
+tanh_backward = pointwise("tanh_backward(Tensor grad_output, Tensor output) -> Tensor", K.tanh_backward, variants=_BWD)
+sigmoid_backward = pointwise("sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor", K.sigmoid_backward,
+                             variants=_BWD)
 gelu = pointwise("gelu(Tensor self, *, str approximate='none') -> Tensor", K.gelu,
                  checks=_floating("GeluKernelImpl"), variants=_FWD)
 gelu_backward = pointwise("gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor",

@@ -11,6 +11,11 @@ as Python numbers and NumPy arrays become tensors, as in PyTorch.
 
     mm = public_function(mm_op, mm_out_op, "mm", 2)        # teachtorch.mm(input, mat2, *, out=None)
     bind_method("mm", tensor_method(mm_op, "mm", 2))        # x.mm(mat2)
+
+An op with `Scalar` overloads (`eq.Scalar(Tensor self, Scalar other)`, `pow.Scalar(Scalar self, Tensor
+exponent)`) is one public function over all of them: the parser tries the overloads in turn, and the one
+whose `Scalar` arguments hold the Python numbers wins, so `x == 1` runs `eq.Scalar` and `x == y` `eq.Tensor`.
+`overloads` maps which operands are numbers, `(False, True)`, to the overload to run (`number_pattern`).
 """
 
 import numpy as np
@@ -39,6 +44,11 @@ def as_operand(x):
     if type(x) is int:
         check_scalar_int(x)
     return x
+
+
+def number_pattern(args, n):
+    """Which of the operands args[:n] are numbers: the key of an op's `overloads` table."""
+    return tuple(not isinstance(a, Tensor) for a in args[:n])
 
 
 def _invalid_combination(name, args, n, numbers, method):
@@ -101,10 +111,11 @@ def check_operands(op, name, args, n, numbers, n_positional, method=False):
     raise _invalid_combination(name.rstrip("_"), args, n, numbers, method)
 
 
-def public_function(op, out_op, name, n, numbers=NUMBERS_NONE, doc=None):
+def public_function(op, out_op, name, n, numbers=NUMBERS_NONE, doc=None, overloads=None):
     """`teachtorch.<name>(...)`: check the arguments like PyTorch's binding, then dispatch.
 
-    `n` is the number of leading Tensor arguments (operands), `numbers` which of them may be Python numbers.
+    `n` is the number of leading Tensor arguments (operands), `numbers` which of them may be Python numbers;
+    `overloads` maps a `number_pattern` to the (op, out op) of the Scalar overload that takes those numbers.
     """
     schema = op.schema
 
@@ -114,6 +125,8 @@ def public_function(op, out_op, name, n, numbers=NUMBERS_NONE, doc=None):
             if "input" in kwargs:
                 kwargs["self"] = kwargs.pop("input")   # the binding calls `self` "input"
             args = check_operands(op, name, schema.bind(args, kwargs, name), n, numbers, n_positional)
+            if overloads is not None:
+                return call(overloads.get(number_pattern(args, n), (op,))[0], args)
             return call(op, args)
     else:
         def fn(*args, out=None, **kwargs):
@@ -121,22 +134,28 @@ def public_function(op, out_op, name, n, numbers=NUMBERS_NONE, doc=None):
             if "input" in kwargs:
                 kwargs["self"] = kwargs.pop("input")   # the binding calls `self` "input"
             args = check_operands(op, name, schema.bind(args, kwargs, name), n, numbers, n_positional)
+            functional, out_variant = op, out_op
+            if overloads is not None:
+                functional, out_variant = overloads.get(number_pattern(args, n), (op, out_op))
             if out is None:
-                return call(op, args)
-            return call(out_op, args + (out,))
+                return call(functional, args)
+            return call(out_variant, args + (out,))
     public_name(fn, name)
     fn.__doc__ = doc or (f"Dispatches `{schema}`" + (f" (or `{out_op.schema}` with out=)." if out_op else "."))
     return fn
 
 
-def tensor_method(op, name, n, numbers=NUMBERS_NONE):
-    """`Tensor.<name>(...)`: the tensor is `self`, the other arguments are checked as for the function."""
+def tensor_method(op, name, n, numbers=NUMBERS_NONE, overloads=None):
+    """`Tensor.<name>(...)`: the tensor is `self`, the other arguments are checked as for the function;
+    `overloads` maps a `number_pattern` to the Scalar overload that takes those numbers."""
     schema = op.schema
 
     def m(self, *args, **kwargs):
         n_positional = len(args) + 1
         args = check_operands(op, name, schema.bind((self,) + args, kwargs, name), n, numbers, n_positional,
                               method=True)
+        if overloads is not None:
+            return call(overloads.get(number_pattern(args, n), op), args)
         return call(op, args)
     public_name(m, name)
     m.__doc__ = f"Dispatches `{schema}`."
@@ -144,4 +163,4 @@ def tensor_method(op, name, n, numbers=NUMBERS_NONE):
 
 
 __all__ = ["NUMBERS_ANY", "NUMBERS_EITHER", "NUMBERS_NONE", "NUMBERS_OTHER", "as_operand", "check_operands",
-           "public_function", "tensor_method"]
+           "number_pattern", "public_function", "tensor_method"]

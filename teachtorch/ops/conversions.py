@@ -21,11 +21,9 @@ from .. import _dtype
 from .._device import device as _device_cls
 from .._tensor import Tensor
 from ..kernels.copy import to_copy_kernel
-from ._define import bind_method, define, public_name, register_kernel
-from .factories import (
-    _finish, _size_arg, _type_name, check_device, check_requires_grad, empty_op, empty_strided_op, full_op,
-    memory_format, ones_op, zeros_op,
-)
+from ._define import bind_method, define, kernel_op, public_name, register_kernel
+from ..kernels import factories as K
+from .factories import _finish, _size_arg, _type_name, check_device, check_requires_grad, memory_format
 from .tensor_new import tensor
 
 # ---- _to_copy: the op behind every converting `to` --------------------------------------------------------
@@ -226,6 +224,17 @@ def type_as(self, other):
 # ---- new_*: factories that take dtype and device from an existing tensor -------------------------------------
 
 
+# Ops of their own in PyTorch (`aten.new_zeros`): what a trace shows, and what AccumulateGrad calls
+_NEW_TAIL = "*, ScalarType? dtype=None, Device? device=None"
+new_empty_op = kernel_op(f"new_empty(Tensor self, SymInt[] size, {_NEW_TAIL}) -> Tensor", K.new_empty_kernel)
+new_empty_strided_op = kernel_op(f"new_empty_strided(Tensor self, SymInt[] size, SymInt[] stride, {_NEW_TAIL}) "
+                                 "-> Tensor", K.new_empty_strided_kernel)
+new_zeros_op = kernel_op(f"new_zeros(Tensor self, SymInt[] size, {_NEW_TAIL}) -> Tensor", K.new_zeros_kernel)
+new_ones_op = kernel_op(f"new_ones(Tensor self, SymInt[] size, {_NEW_TAIL}) -> Tensor", K.new_ones_kernel)
+new_full_op = kernel_op(f"new_full(Tensor self, SymInt[] size, Scalar fill_value, {_NEW_TAIL}) -> Tensor",
+                        K.new_full_kernel)
+
+
 def _new_options(self, dtype, device):
     return dtype or self.dtype, self.device if device is None else check_device(device)
 
@@ -240,19 +249,19 @@ def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
 def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
     check_requires_grad(requires_grad, "new_empty")
     dtype, device = _new_options(self, dtype, device)
-    return _finish(empty_op(_size_arg(size, "new_empty"), dtype=dtype, device=device), requires_grad)
+    return _finish(new_empty_op(self, _size_arg(size, "new_empty"), dtype=dtype, device=device), requires_grad)
 
 
 def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
     check_requires_grad(requires_grad, "new_zeros")
     dtype, device = _new_options(self, dtype, device)
-    return _finish(zeros_op(_size_arg(size, "new_zeros"), dtype=dtype, device=device), requires_grad)
+    return _finish(new_zeros_op(self, _size_arg(size, "new_zeros"), dtype=dtype, device=device), requires_grad)
 
 
 def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
     check_requires_grad(requires_grad, "new_ones")
     dtype, device = _new_options(self, dtype, device)
-    return _finish(ones_op(_size_arg(size, "new_ones"), dtype=dtype, device=device), requires_grad)
+    return _finish(new_ones_op(self, _size_arg(size, "new_ones"), dtype=dtype, device=device), requires_grad)
 
 
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
@@ -262,15 +271,16 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
     check_requires_grad(requires_grad, "new_full")
     dtype, device = _new_options(self, dtype, device)
     fill_value = fill_value.item() if isinstance(fill_value, Tensor) else fill_value
-    return _finish(full_op(_size_arg((size,), "new_full"), fill_value, dtype=dtype, device=device), requires_grad)
+    return _finish(new_full_op(self, _size_arg((size,), "new_full"), fill_value, dtype=dtype, device=device),
+                   requires_grad)
 
 
 def new_empty_strided(self, size, stride, dtype=None, device=None, requires_grad=False, layout=None,
                       pin_memory=False):
     check_requires_grad(requires_grad, "new_empty_strided")
     dtype, device = _new_options(self, dtype, device)
-    return _finish(empty_strided_op(_size_arg((size,), "new_empty_strided"), tuple(stride), dtype=dtype,
-                                    device=device), requires_grad)
+    return _finish(new_empty_strided_op(self, _size_arg((size,), "new_empty_strided"), tuple(stride), dtype=dtype,
+                                        device=device), requires_grad)
 
 
 # ---- questions about tensors ----------------------------------------------------------------------------

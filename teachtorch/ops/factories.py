@@ -193,6 +193,7 @@ empty_op = _factory(f"empty.memory_format(SymInt[] size, {_FACTORY_TAIL}, Memory
 zeros_op = _factory(f"zeros(SymInt[] size, {_FACTORY_TAIL}) -> Tensor", K.zeros_kernel)
 ones_op = _factory(f"ones(SymInt[] size, {_FACTORY_TAIL}) -> Tensor", K.ones_kernel)
 full_op = _factory(f"full(SymInt[] size, Scalar fill_value, {_FACTORY_TAIL}) -> Tensor", K.full_kernel)
+scalar_tensor_op = _factory(f"scalar_tensor(Scalar s, {_FACTORY_TAIL}) -> Tensor", K.scalar_tensor_kernel)
 
 empty_out_op = kernel_op("empty.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", K.empty_out_kernel)
 zeros_out_op = kernel_op("zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", K.zeros_out_kernel)
@@ -241,13 +242,13 @@ def ones(*size, dtype=None, device=None, requires_grad=False, out=None, pin_memo
                    requires_grad=requires_grad, out=out)
 
 
-def _fill_value(fill_value, fn):
+def _fill_value(fill_value, fn, arg="'fill_value' (position 2)"):
     if isinstance(fill_value, Tensor):
         if fill_value.dim() != 0:
-            raise TypeError(f"{fn}(): argument 'fill_value' (position 2) must be Number, not Tensor")
+            raise TypeError(f"{fn}(): argument {arg} must be Number, not Tensor")
         return fill_value.item()
     if not isinstance(fill_value, (bool, int, float, np.generic)):
-        raise TypeError(f"{fn}(): argument 'fill_value' (position 2) must be Number, not {_type_name(fill_value)}")
+        raise TypeError(f"{fn}(): argument {arg} must be Number, not {_type_name(fill_value)}")
     if isinstance(fill_value, np.bool_):
         return float(fill_value)   # PyTorch's parser reads a NumPy bool as a double
     return fill_value.item() if isinstance(fill_value, np.generic) else fill_value
@@ -267,7 +268,9 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A 0-d tensor holding `s`; its dtype is the default float dtype whatever `s` is."""
     check_requires_grad(requires_grad, "scalar_tensor")
-    return full((), s, dtype=dtype or _dtype.get_default_dtype(), device=device, requires_grad=requires_grad)
+    s = _fill_value(s, "scalar_tensor", "'s' (position 1)")
+    return _finish(scalar_tensor_op(s, dtype=_check_dtype(dtype, "scalar_tensor") or _dtype.get_default_dtype(),
+                                    device=check_device(device)), requires_grad)
 
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, pin_memory=False):

@@ -14,12 +14,12 @@ themselves are in the ops/pointwise*.py files; `@` is in linalg.py, `[]` in inde
 import numpy as np
 
 from .._tensor import Tensor
-from ..dispatch.dispatcher import call
+from ..dispatch.dispatcher import call, lookup
 from ..dispatch.schema import check_scalar_int
 from . import pointwise_comparisons, pointwise_division, pointwise_logical, pointwise_powers  # noqa: F401  (their ops)
 from . import pointwise_unary  # noqa: F401  (reciprocal)
 from .binding import as_operand
-from .pointwise import OPS
+from .pointwise import NUMBER_OVERLOADS, OPS
 from .pointwise_rounding import positive_op
 
 _NUMBER_TYPES = (Tensor, int, float, bool)
@@ -40,24 +40,35 @@ def operand_or_none(other, arrays=False):
     return None
 
 
-def binary_operator(op, *params, reflected=False, arrays=False):
-    """`Tensor.__add__` (or `__radd__` when `reflected`) for the functional or in-place `op`; `arrays`: see
-    `operand_or_none`."""
+def binary_operator(op, *params, reflected=False, arrays=False, scalar=None):
+    """`Tensor.__add__` (or `__radd__` when `reflected`) for the functional or in-place `op`; `scalar`: the
+    overload PyTorch runs when `other` is a number (`x == 1` is `eq.Scalar`); `arrays`: see `operand_or_none`."""
+    scalar = scalar or op
     if reflected:
         def dunder(self, other):
-            if type(other) is not Tensor:
-                other = operand_or_none(other, arrays)
-                if other is None:
-                    return NotImplemented
-            return call(op, (other, self) + params)
+            if type(other) is Tensor:
+                return call(op, (other, self) + params)
+            other = operand_or_none(other, arrays)
+            if other is None:
+                return NotImplemented
+            return call(op if isinstance(other, Tensor) else scalar, (other, self) + params)
     else:
         def dunder(self, other):
-            if type(other) is not Tensor:     # the common case, tensor op tensor, needs no conversion
-                other = operand_or_none(other, arrays)
-                if other is None:
-                    return NotImplemented
-            return call(op, (self, other) + params)
+            if type(other) is Tensor:       # the common case, tensor op tensor, needs no conversion
+                return call(op, (self, other) + params)
+            other = operand_or_none(other, arrays)
+            if other is None:
+                return NotImplemented
+            return call(op if isinstance(other, Tensor) else scalar, (self, other) + params)
     return dunder
+
+
+def _overload(name, pattern, which=0):
+    """The functional (0) or in-place (1) op of `name`'s overload for numbers at `pattern` (pointwise.py)."""
+    return NUMBER_OVERLOADS[name][pattern][which]
+
+
+_OTHER, _SELF = (False, True), (True, False)     # which operand is the number
 
 
 # ---- arithmetic: + - * / // % ** ---------------------------------------------------------------------------
@@ -66,7 +77,7 @@ Tensor.__add__ = binary_operator(OPS["add"][0], 1)
 Tensor.__radd__ = binary_operator(OPS["add"][0], 1)      # `2 + t` is t.add(2), as in PyTorch
 Tensor.__iadd__ = binary_operator(OPS["add"][1], 1)
 Tensor.__sub__ = binary_operator(OPS["sub"][0], 1)
-Tensor.__rsub__ = binary_operator(OPS["rsub"][0], 1)      # `2 - t` is torch.rsub(t, 2)
+Tensor.__rsub__ = binary_operator(OPS["rsub"][0], 1, scalar=_overload("rsub", _OTHER))   # `2 - t`: rsub.Scalar
 Tensor.__isub__ = binary_operator(OPS["sub"][1], 1)
 Tensor.__mul__ = binary_operator(OPS["mul"][0])
 Tensor.__rmul__ = binary_operator(OPS["mul"][0])
@@ -94,30 +105,34 @@ Tensor.__div__, Tensor.__rdiv__, Tensor.__idiv__ = Tensor.__truediv__, Tensor.__
 Tensor.__floordiv__ = binary_operator(OPS["floor_divide"][0])
 Tensor.__rfloordiv__ = binary_operator(OPS["floor_divide"][0], reflected=True)
 Tensor.__ifloordiv__ = binary_operator(OPS["floor_divide"][1])
-Tensor.__mod__ = binary_operator(OPS["remainder"][0])
-Tensor.__rmod__ = binary_operator(OPS["remainder"][0], reflected=True)
-Tensor.__imod__ = binary_operator(OPS["remainder"][1])
-Tensor.__pow__ = binary_operator(OPS["pow"][0])
-Tensor.__rpow__ = binary_operator(OPS["pow"][0], reflected=True)
-Tensor.__ipow__ = binary_operator(OPS["pow"][1])
+Tensor.__mod__ = binary_operator(OPS["remainder"][0], scalar=_overload("remainder", _OTHER))
+Tensor.__rmod__ = binary_operator(OPS["remainder"][0], reflected=True, scalar=_overload("remainder", _SELF))
+Tensor.__imod__ = binary_operator(OPS["remainder"][1], scalar=_overload("remainder", _OTHER, 1))
+Tensor.__pow__ = binary_operator(OPS["pow"][0], scalar=_overload("pow", _OTHER))
+Tensor.__rpow__ = binary_operator(OPS["pow"][0], reflected=True, scalar=_overload("pow", _SELF))
+Tensor.__ipow__ = binary_operator(OPS["pow"][1], scalar=_overload("pow", _OTHER, 1))
 
 # ---- bits: & | ^ << >> ~ ------------------------------------------------------------------------------------
 
-Tensor.__and__ = binary_operator(OPS["bitwise_and"][0])
-Tensor.__rand__ = binary_operator(OPS["bitwise_and"][0], reflected=True)
-Tensor.__iand__ = binary_operator(OPS["bitwise_and"][1])
-Tensor.__or__ = binary_operator(OPS["bitwise_or"][0])
-Tensor.__ror__ = binary_operator(OPS["bitwise_or"][0], reflected=True)
-Tensor.__ior__ = binary_operator(OPS["bitwise_or"][1])
-Tensor.__xor__ = binary_operator(OPS["bitwise_xor"][0])
-Tensor.__rxor__ = binary_operator(OPS["bitwise_xor"][0], reflected=True)
-Tensor.__ixor__ = binary_operator(OPS["bitwise_xor"][1])
-Tensor.__lshift__ = binary_operator(OPS["bitwise_left_shift"][0])
-Tensor.__rlshift__ = binary_operator(OPS["bitwise_left_shift"][0], reflected=True)
-Tensor.__ilshift__ = binary_operator(OPS["bitwise_left_shift"][1])
-Tensor.__rshift__ = binary_operator(OPS["bitwise_right_shift"][0])
-Tensor.__rrshift__ = binary_operator(OPS["bitwise_right_shift"][0], reflected=True)
-Tensor.__irshift__ = binary_operator(OPS["bitwise_right_shift"][1])
+# `2 & t` is bitwise_and(t, 2) (python_variable_methods.cpp) and `1 << t` bitwise_left_shift(1, t); `t << 1` is
+# an op of its own, older than bitwise_left_shift: `__lshift__.Scalar` (`__ilshift__.Scalar` for `t <<= 1`)
+Tensor.__and__ = binary_operator(OPS["bitwise_and"][0], scalar=_overload("bitwise_and", _OTHER))
+Tensor.__rand__ = binary_operator(OPS["bitwise_and"][0], scalar=_overload("bitwise_and", _OTHER))
+Tensor.__iand__ = binary_operator(OPS["bitwise_and"][1], scalar=_overload("bitwise_and", _OTHER, 1))
+Tensor.__or__ = binary_operator(OPS["bitwise_or"][0], scalar=_overload("bitwise_or", _OTHER))
+Tensor.__ror__ = binary_operator(OPS["bitwise_or"][0], scalar=_overload("bitwise_or", _OTHER))
+Tensor.__ior__ = binary_operator(OPS["bitwise_or"][1], scalar=_overload("bitwise_or", _OTHER, 1))
+Tensor.__xor__ = binary_operator(OPS["bitwise_xor"][0], scalar=_overload("bitwise_xor", _OTHER))
+Tensor.__rxor__ = binary_operator(OPS["bitwise_xor"][0], scalar=_overload("bitwise_xor", _OTHER))
+Tensor.__ixor__ = binary_operator(OPS["bitwise_xor"][1], scalar=_overload("bitwise_xor", _OTHER, 1))
+Tensor.__lshift__ = binary_operator(lookup("__lshift__.Tensor"), scalar=lookup("__lshift__.Scalar"))
+Tensor.__rlshift__ = binary_operator(OPS["bitwise_left_shift"][0], reflected=True,
+                                     scalar=_overload("bitwise_left_shift", _SELF))
+Tensor.__ilshift__ = binary_operator(lookup("__ilshift__.Tensor"), scalar=lookup("__ilshift__.Scalar"))
+Tensor.__rshift__ = binary_operator(lookup("__rshift__.Tensor"), scalar=lookup("__rshift__.Scalar"))
+Tensor.__rrshift__ = binary_operator(OPS["bitwise_right_shift"][0], reflected=True,
+                                     scalar=_overload("bitwise_right_shift", _SELF))
+Tensor.__irshift__ = binary_operator(lookup("__irshift__.Tensor"), scalar=lookup("__irshift__.Scalar"))
 
 _BITWISE_NOT = OPS["bitwise_not"][0]
 
@@ -133,12 +148,12 @@ Tensor.__invert__ = _invert
 # ---- comparisons: == != < <= > >= --------------------------------------------------------------------------
 # (with a NumPy array, PyTorch's `==` compares as tensors; its `!=` ends in Python's identity test, a bool)
 
-Tensor.__eq__ = binary_operator(OPS["eq"][0], arrays=True)
-Tensor.__ne__ = binary_operator(OPS["ne"][0])
-Tensor.__lt__ = binary_operator(OPS["lt"][0])
-Tensor.__le__ = binary_operator(OPS["le"][0])
-Tensor.__gt__ = binary_operator(OPS["gt"][0])
-Tensor.__ge__ = binary_operator(OPS["ge"][0])
+Tensor.__eq__ = binary_operator(OPS["eq"][0], arrays=True, scalar=_overload("eq", _OTHER))
+Tensor.__ne__ = binary_operator(OPS["ne"][0], scalar=_overload("ne", _OTHER))
+Tensor.__lt__ = binary_operator(OPS["lt"][0], scalar=_overload("lt", _OTHER))
+Tensor.__le__ = binary_operator(OPS["le"][0], scalar=_overload("le", _OTHER))
+Tensor.__gt__ = binary_operator(OPS["gt"][0], scalar=_overload("gt", _OTHER))
+Tensor.__ge__ = binary_operator(OPS["ge"][0], scalar=_overload("ge", _OTHER))
 
 # ---- one operand: +t, abs(t) (and -t, ~t above) -----------------------------------------------------------
 

@@ -7,7 +7,10 @@ line of schema plus one NumPy/CuPy expression, and `pointwise(...)` below turns 
 
 * three operators, as PyTorch has them: `exp`, `exp_` (in-place) and `exp.out` (the `out=` variant), with
   their kernels from kernels/pointwise.py (broadcasting, type promotion, output strides, the write path);
-* the public function `teachtorch.exp(input, *, out=None)` and the methods `Tensor.exp`, `Tensor.exp_`.
+* the public function `teachtorch.exp(input, *, out=None)` and the methods `Tensor.exp`, `Tensor.exp_`;
+* for an op declared with `scalar_overloads=`, the same operators for each of PyTorch's overloads that take a
+  Python number (`eq.Scalar`, `eq_.Scalar`, `eq.Scalar_out`), sharing the kernels; the function and the
+  methods pick the one PyTorch's binding picks (`x == 1` runs `eq.Scalar`, `x == y` `eq.Tensor`).
 
 The public function first checks its arguments the way PyTorch's Python binding does (binding.py): which
 arguments may be Python numbers differs from op to op (`torch.add(2, 3)` is allowed, `torch.maximum(t, 2)`
@@ -30,11 +33,14 @@ from ..kernels import pointwise_math, unary_math
 from ..kernels.pointwise import (  # noqa: F401  (the promotion kinds: part of declaring an op, with `Checks`)
     ALWAYS_BOOL, DEFAULT, INT_TO_FLOAT, NO_CHECKS, Checks, PointwiseKernel, promote,
 )
+from ..dispatch.schema import parse_schema
 from ._define import bind_method, define, inplace_schema, out_schema, register_kernel
 from .binding import NUMBERS_ANY, NUMBERS_NONE, NUMBERS_OTHER, public_function, tensor_method
 
 OPS = {}   # public name -> (functional op, in-place op or None, out op or None)
 OPERANDS = {}   # public name -> (number of operands, which of them may be Python numbers)
+KERNELS = {}   # public name -> its PointwiseKernel (for ops of other names sharing it: `__lshift__`)
+NUMBER_OVERLOADS = {}   # public name -> {number_pattern: (functional op, in-place op or None, out op or None)}
 
 
 
@@ -61,6 +67,9 @@ class Pointwise:
     number_is_operand: bool = True    # False: a number is a kernel parameter (`x ** 2`), see output_strides
     number_in_opmath: bool = False    # True: a number is not rounded to float16 first, see kernels/pointwise.py run
     kernel: type = PointwiseKernel    # PowKernel for pow's `pow.Scalar` layout
+    scalar_overloads: tuple = ()      # PyTorch's overloads taking numbers: "eq.Scalar(Tensor self, Scalar other)",
+                                      # or (schema, out= overload name) where it is not `<overload>_out`
+    inplace_overloads: tuple = ()     # (functional, in-place) overload names that differ: ("Tensor_Tensor", "Tensor")
 
 
 def pointwise(schema, compute, promotion=DEFAULT, **fields):
@@ -70,34 +79,70 @@ def pointwise(schema, compute, promotion=DEFAULT, **fields):
 
 def define_pointwise(spec):
     """Register the operators, kernels, methods and function of one declared elementwise op."""
-    op = define(spec.schema)
     # operands are the leading `Tensor` arguments; what follows (alpha, rounding_mode, ...) are params
     n = 0
-    for a in op.schema.arguments:
+    for a in parse_schema(spec.schema).arguments:
         if not a.is_tensor:
             break
         n += 1
     kernel = spec.kernel(spec.compute, spec.promotion, n, spec.checks, spec.number_is_operand,
                          spec.number_in_opmath)
-    register_kernel(op, kernel.functional)
-    out_op = None
-    if "out" in spec.variants:
-        # `div.out`; a second overload names its out variant itself (`div.out_mode`, `round.decimals_out`)
-        base = op.schema.name
-        out_op = define(out_schema(spec.schema).replace(f"{base}.out(", f"{base}.{spec.out_overload}(", 1))
-        register_kernel(out_op, kernel.out)
-    inplace_op = None
-    if "inplace" in spec.variants:
-        inplace_op = define(inplace_schema(spec.schema))
-        register_kernel(inplace_op, kernel.inplace)
+    op, inplace_op, out_op = _define_overload(spec, spec.schema, kernel, spec.out_overload)
     public = spec.name or op.schema.name
     OPS[public] = (op, inplace_op, out_op)
     OPERANDS[public] = (n, spec.numbers)
+    KERNELS[public] = kernel
+    # The Scalar overloads share the kernels: a kernel already takes a number for any operand.
+    by_numbers = None
+    if spec.scalar_overloads:
+        by_numbers = {(False,) * n: OPS[public]}
+        for schema in spec.scalar_overloads:
+            schema, out_name = (schema, None) if isinstance(schema, str) else schema
+            variants = _define_overload(spec, schema, kernel, out_name)
+            pattern = tuple(a.type.startswith("Scalar") for a in variants[0].schema.arguments[:n])
+            by_numbers[pattern] = variants
+        NUMBER_OVERLOADS[public] = by_numbers
+        if spec.numbers == NUMBERS_ANY:
+            # add, sub, mul, div: PyTorch's parser turns a number into a tensor for them, so Python calls run
+            # `add.Tensor`; their Scalar overloads are called by C++ code (backward formulas: `grad / numel`)
+            by_numbers = None
     if "method" in spec.variants:
-        bind_method(public, tensor_method(op, public, n, spec.numbers))
+        bind_method(public, tensor_method(op, public, n, spec.numbers, _pick(by_numbers, 0)))
         if inplace_op is not None:
-            bind_method(public + "_", tensor_method(inplace_op, public + "_", n, spec.numbers))
-    return public_function(op, out_op, public, n, spec.numbers)
+            bind_method(public + "_", tensor_method(inplace_op, public + "_", n, spec.numbers, _pick(by_numbers, 1)))
+    return public_function(op, out_op, public, n, spec.numbers, overloads=_pick(by_numbers, (0, 2)))
+
+
+def _define_overload(spec, schema, kernel, out_overload=None):
+    """One overload's operators: functional, in-place (when `self` is a Tensor) and out=, with their kernels."""
+    op = define(schema)
+    register_kernel(op, kernel.functional)
+    overload = op.schema.overload
+    out_op = None
+    if "out" in spec.variants:
+        # `div.out`, `eq.Scalar_out`; PyTorch names each overload's out variant (`div.out_mode`, `pow.Scalar_out`)
+        base = op.schema.name
+        out_overload = out_overload or (f"{overload}_out" if overload else "out")
+        out_op = define(out_schema(schema).replace(f"{base}.out(", f"{base}.{out_overload}(", 1))
+        register_kernel(out_op, kernel.out)
+    inplace_op = None
+    if "inplace" in spec.variants and not op.schema.arguments[0].type.startswith("Scalar"):
+        text = inplace_schema(schema)
+        renamed = dict(spec.inplace_overloads).get(overload)
+        if renamed is not None:   # pow.Tensor_Tensor -> pow_.Tensor, as native_functions.yaml names it
+            text = text.replace(f"_.{overload}(", f"_.{renamed}(", 1)
+        inplace_op = define(text)
+        register_kernel(inplace_op, kernel.inplace)
+    return op, inplace_op, out_op
+
+
+def _pick(by_numbers, which):
+    """The binding's table for the functional (0), in-place (1) or (functional, out=) (0, 2) operators."""
+    if by_numbers is None:
+        return None
+    if isinstance(which, tuple):
+        return {k: tuple(v[i] for i in which) for k, v in by_numbers.items()}
+    return {k: v[which] for k, v in by_numbers.items() if v[which] is not None}
 
 
 # ---- dtype checks PyTorch makes ------------------------------------------------------------------------------
@@ -198,15 +243,19 @@ def _no_bool_neg(operands):
 
 
 add = pointwise("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", pointwise_math.add,
-                checks=Checks(late=_alpha_check), numbers=NUMBERS_ANY, number_in_opmath=True)
+                checks=Checks(late=_alpha_check), numbers=NUMBERS_ANY, number_in_opmath=True,
+                scalar_overloads=("add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",))
 sub = pointwise("sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", pointwise_math.sub,
-                checks=Checks(operands=_sub_check, late=_alpha_check), numbers=NUMBERS_ANY, number_in_opmath=True)
+                checks=Checks(operands=_sub_check, late=_alpha_check), numbers=NUMBERS_ANY, number_in_opmath=True,
+                scalar_overloads=("sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",))
 mul = pointwise("mul.Tensor(Tensor self, Tensor other) -> Tensor", pointwise_math.mul, numbers=NUMBERS_ANY,
-                number_in_opmath=True)
+                number_in_opmath=True, scalar_overloads=("mul.Scalar(Tensor self, Scalar other) -> Tensor",))
 neg = pointwise("neg(Tensor self) -> Tensor", unary_math.neg,
                 checks=Checks(operands=_no_bool_neg, out=exact_out_dtype))
+# `2 - x` is rsub(x, 2): rsub.Scalar
 rsub = pointwise("rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", pointwise_math.rsub,
-                 checks=Checks(operands=_sub_check, late=_alpha_check), variants=("method",), numbers=NUMBERS_OTHER)
+                 checks=Checks(operands=_sub_check, late=_alpha_check), variants=("method",), numbers=NUMBERS_OTHER,
+                 scalar_overloads=("rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",))
 
 
 def alias(alias_name, name):
@@ -216,10 +265,11 @@ def alias(alias_name, name):
     """
     op, inplace_op, out_op = OPS[name]
     n, numbers = OPERANDS[name]
-    bind_method(alias_name, tensor_method(op, alias_name, n, numbers))
+    by_numbers = NUMBER_OVERLOADS.get(name) if numbers != NUMBERS_ANY else None
+    bind_method(alias_name, tensor_method(op, alias_name, n, numbers, _pick(by_numbers, 0)))
     if inplace_op is not None:
-        bind_method(alias_name + "_", tensor_method(inplace_op, alias_name + "_", n, numbers))
-    return public_function(op, out_op, alias_name, n, numbers)
+        bind_method(alias_name + "_", tensor_method(inplace_op, alias_name + "_", n, numbers, _pick(by_numbers, 1)))
+    return public_function(op, out_op, alias_name, n, numbers, overloads=_pick(by_numbers, (0, 2)))
 
 
 subtract = alias("subtract", "sub")

@@ -25,9 +25,11 @@ logaddexp2 = pointwise("logaddexp2(Tensor self, Tensor other) -> Tensor", pointw
                        checks=Checks(late=not_implemented_for('logaddexp2_cpu', 'integral')),
                        variants=("method", "out"))
 copysign = pointwise("copysign.Tensor(Tensor self, Tensor other) -> Tensor", pointwise_math.copysign, INT_TO_FLOAT,
-                     numbers=NUMBERS_OTHER)
+                     numbers=NUMBERS_OTHER, scalar_overloads=("copysign.Scalar(Tensor self, Scalar other) -> Tensor",))
 xlogy = pointwise("xlogy.Tensor(Tensor self, Tensor other) -> Tensor", pointwise_math.xlogy, INT_TO_FLOAT,
-                  numbers=NUMBERS_EITHER)
+                  numbers=NUMBERS_EITHER, out_overload="OutTensor",
+                  scalar_overloads=(("xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor", "OutScalar_Self"),
+                                    ("xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor", "OutScalar_Other")))
 nextafter = pointwise("nextafter(Tensor self, Tensor other) -> Tensor", pointwise_math.nextafter, promoted_no_opmath,
                       checks=Checks(late=not_implemented_for('nextafter_cpu', 'integral')))
 

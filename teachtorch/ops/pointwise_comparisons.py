@@ -1,7 +1,8 @@
 """Elementwise comparisons: eq, ne, lt, le, gt, ge (and their long names), and the whole-tensor tests
 equal, isclose, allclose.
 
-The six comparisons are `pointwise(...)` ops (pointwise.py) of type promotion kind ALWAYS_BOOL: computed in
+The six comparisons are `pointwise(...)` ops (pointwise.py) of type promotion kind ALWAYS_BOOL, each with
+PyTorch's two overloads (`eq.Tensor` for `x == y`, `eq.Scalar` for `x == 1`): computed in
 the promoted dtype (so `int8_tensor == 1000` compares with 1000 wrapped into int8, as PyTorch does),
 returning bool. The in-place forms (`x.lt_(y)`) write 0/1 into x's own dtype. `greater`, `less_equal`, ...
 are aliases (torch/_torch_docs.py "Alias for"). PyTorch's kernels: aten/src/ATen/native/BinaryOps.cpp,
@@ -24,17 +25,23 @@ from .pointwise_logical import logical_and, logical_or
 from .pointwise_nan_inf import isfinite, isnan
 
 eq = pointwise("eq.Tensor(Tensor self, Tensor other) -> Tensor", pointwise_math.eq, ALWAYS_BOOL,
-               numbers=NUMBERS_OTHER)
+               numbers=NUMBERS_OTHER, out_overload="Tensor_out",
+               scalar_overloads=("eq.Scalar(Tensor self, Scalar other) -> Tensor",))
 ne = pointwise("ne.Tensor(Tensor self, Tensor other) -> Tensor", pointwise_math.ne, ALWAYS_BOOL,
-               numbers=NUMBERS_OTHER)
+               numbers=NUMBERS_OTHER, out_overload="Tensor_out",
+               scalar_overloads=("ne.Scalar(Tensor self, Scalar other) -> Tensor",))
 lt = pointwise("lt.Tensor(Tensor self, Tensor other) -> Tensor", pointwise_math.lt, ALWAYS_BOOL,
-               numbers=NUMBERS_OTHER)
+               numbers=NUMBERS_OTHER, out_overload="Tensor_out",
+               scalar_overloads=("lt.Scalar(Tensor self, Scalar other) -> Tensor",))
 le = pointwise("le.Tensor(Tensor self, Tensor other) -> Tensor", pointwise_math.le, ALWAYS_BOOL,
-               numbers=NUMBERS_OTHER)
+               numbers=NUMBERS_OTHER, out_overload="Tensor_out",
+               scalar_overloads=("le.Scalar(Tensor self, Scalar other) -> Tensor",))
 gt = pointwise("gt.Tensor(Tensor self, Tensor other) -> Tensor", pointwise_math.gt, ALWAYS_BOOL,
-               numbers=NUMBERS_OTHER)
+               numbers=NUMBERS_OTHER, out_overload="Tensor_out",
+               scalar_overloads=("gt.Scalar(Tensor self, Scalar other) -> Tensor",))
 ge = pointwise("ge.Tensor(Tensor self, Tensor other) -> Tensor", pointwise_math.ge, ALWAYS_BOOL,
-               numbers=NUMBERS_OTHER)
+               numbers=NUMBERS_OTHER, out_overload="Tensor_out",
+               scalar_overloads=("ge.Scalar(Tensor self, Scalar other) -> Tensor",))
 
 not_equal = alias("not_equal", "ne")
 less = alias("less", "lt")

@@ -36,7 +36,8 @@ def _rounding_mode_check(args, out_dtype, compute_dtype):
 
 
 _true_div = pointwise("div.Tensor(Tensor self, Tensor other) -> Tensor", pointwise_math.div, INT_TO_FLOAT,
-                      variants=("inplace", "out"), numbers=NUMBERS_ANY, number_in_opmath=True)
+                      variants=("inplace", "out"), numbers=NUMBERS_ANY, number_in_opmath=True,
+                      scalar_overloads=("div.Scalar(Tensor self, Scalar other) -> Tensor",))
 _div_mode_fn = pointwise("div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor",
                          pointwise_math.div_mode, promoted_no_opmath, checks=Checks(late=_rounding_mode_check),
                          variants=("inplace", "out"), numbers=NUMBERS_ANY, name="div_mode", out_overload='out_mode')
@@ -79,9 +80,13 @@ floor_divide = pointwise("floor_divide(Tensor self, Tensor other) -> Tensor", po
                          promoted_no_opmath, checks=Checks(late=not_implemented_for('div_floor_cpu', bool_)),
                          numbers=NUMBERS_ANY)
 remainder = pointwise("remainder.Tensor(Tensor self, Tensor other) -> Tensor", pointwise_math.remainder,
-                      checks=Checks(late=not_implemented_for('remainder_cpu', bool_)), numbers=NUMBERS_EITHER)
+                      checks=Checks(late=not_implemented_for('remainder_cpu', bool_)), numbers=NUMBERS_EITHER,
+                      out_overload="Tensor_out",
+                      scalar_overloads=("remainder.Scalar(Tensor self, Scalar other) -> Tensor",
+                                        "remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor"))
 fmod = pointwise("fmod.Tensor(Tensor self, Tensor other) -> Tensor", pointwise_math.fmod,
-                 checks=Checks(late=not_implemented_for('fmod_cpu', bool_)), numbers=NUMBERS_OTHER)
+                 checks=Checks(late=not_implemented_for('fmod_cpu', bool_)), numbers=NUMBERS_OTHER,
+                 out_overload="Tensor_out", scalar_overloads=("fmod.Scalar(Tensor self, Scalar other) -> Tensor",))
 
 
 __all__ = ["div", "divide", "true_divide", "floor_divide", "remainder", "fmod"]

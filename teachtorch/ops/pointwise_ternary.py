@@ -2,8 +2,8 @@
 
 Each is made by `pointwise(...)` (pointwise.py) like every elementwise op, but their public functions are
 written here, because PyTorch's binding (torch/csrc/utils/python_arg_parser.cpp) accepts their operands in
-combinations of its own: clamp's bounds are both numbers or both tensors (PyTorch has two overloads, clamp
-and clamp.Tensor; here one op takes either, as the kernels accept numbers), `lerp`'s weight a number or a
+combinations of its own: clamp's bounds are both numbers or both tensors (PyTorch's two overloads, clamp
+and clamp.Tensor, which share one kernel here), `lerp`'s weight a number or a
 tensor, `where(condition)` alone is `nonzero(condition, as_tuple=True)`. Their type promotion has rules of
 their own too: `where` promotes `self` and `other` only (the condition only selects), `lerp` keeps `self`'s
 dtype, clamp's bounds take part (`clamp(int_tensor, 0.5)` is float). PyTorch's kernels:
@@ -16,15 +16,18 @@ from .._tensor import Tensor
 from ..dispatch.dispatcher import call
 from ..kernels import pointwise_math
 from ..kernels.pointwise import DEFAULT, check_inplace_shape_and_dtype, check_out, promote
-from ._define import bind_method, public_name
+from ._define import bind_method, composite_op, public_name
+from .factories import scalar_tensor_op
 from .binding import NUMBERS_OTHER, as_operand
-from .pointwise import OPS, TYPEMETA_NAME, Checks, all_checks, checked_scalar, not_implemented_for, opmath, pointwise
+from .pointwise import (
+    NUMBER_OVERLOADS, OPS, TYPEMETA_NAME, Checks, all_checks, checked_scalar, not_implemented_for, opmath, pointwise,
+)
 
 
 # ---- clamp ------------------------------------------------------------------------------------------------
 # clamp(x, min, max) = minimum(maximum(x, min), max): nan stays nan, and min > max gives max everywhere.
 # The bounds take part in type promotion (`clamp(int_tensor, 0.5)` is float). PyTorch has two overloads,
-# Python numbers (clamp) and tensors (clamp.Tensor); here one op takes either, as the kernels accept numbers.
+# Python numbers (clamp) and tensors (clamp.Tensor); the kernels accept either, so both share them.
 
 
 def _clamp_check(operands):
@@ -85,16 +88,19 @@ def _clamp_max_kernel_check(args, out_dtype, compute_dtype):
 _clamp_fn = pointwise("clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor", pointwise_math.clamp,
                       checks=Checks(operands=_clamp_check, late=all_checks(_bounds_fit, _clamp_kernel_check),
                                     inplace=_clamp_inplace_check, out=_clamp_out_check),
-                      variants=("inplace", "out"), name="clamp", number_is_operand=False)
+                      variants=("inplace", "out"), name="clamp", number_is_operand=False, out_overload="Tensor_out",
+                      scalar_overloads=("clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor",))
 clamp_min = pointwise("clamp_min.Tensor(Tensor self, Tensor min) -> Tensor", pointwise_math.clamp_min,
                       checks=Checks(late=all_checks(_bounds_fit, _clamp_min_kernel_check),
                                     inplace=_clamp_inplace_check, out=_clamp_out_check),
-                      numbers=NUMBERS_OTHER, number_is_operand=False)
+                      numbers=NUMBERS_OTHER, number_is_operand=False, out_overload="Tensor_out",
+                      scalar_overloads=("clamp_min(Tensor self, Scalar min) -> Tensor",))
 clamp_max = pointwise("clamp_max.Tensor(Tensor self, Tensor max) -> Tensor", pointwise_math.clamp_max,
                       checks=Checks(late=all_checks(_bounds_fit, _clamp_max_kernel_check),
                                     inplace=_clamp_inplace_check, out=_clamp_out_check),
-                      numbers=NUMBERS_OTHER, number_is_operand=False)
-_CLAMP, _CLAMP_INPLACE, _CLAMP_OUT = OPS["clamp"]
+                      numbers=NUMBERS_OTHER, number_is_operand=False, out_overload="Tensor_out",
+                      scalar_overloads=("clamp_max(Tensor self, Scalar max) -> Tensor",))
+_CLAMP_OVERLOADS = {False: OPS["clamp"], True: NUMBER_OVERLOADS["clamp"][(False, True, True)]}   # numbers?
 
 
 def _clamp_args(name, self, min, max, method):
@@ -112,29 +118,31 @@ def _clamp_args(name, self, min, max, method):
                     " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n"]
         raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one "
                         "of:\n" + "".join(sigs))
-    return (self, min, max)
+    return (self, min, max), not isinstance(min, Tensor) and not isinstance(max, Tensor)
 
 
 def clamp(input, min=None, max=None, *, out=None):
     """Limit every element to [min, max]; either bound may be None (not both), a number or a tensor."""
-    args = _clamp_args("clamp", input, min, max, False)
-    return call(_CLAMP, args) if out is None else call(_CLAMP_OUT, args + (out,))
+    args, numbers = _clamp_args("clamp", input, min, max, False)
+    functional, _, out_op = _CLAMP_OVERLOADS[numbers]       # numbers: `clamp`, tensors: `clamp.Tensor`
+    return call(functional, args) if out is None else call(out_op, args + (out,))
 
 
 clip = clamp
 
 
-def _clamp_method(op, name):
+def _clamp_method(which, name):
     def method(self, min=None, max=None):
-        return call(op, _clamp_args(name, self, min, max, True))
+        args, numbers = _clamp_args(name, self, min, max, True)
+        return call(_CLAMP_OVERLOADS[numbers][which], args)
     public_name(method, name)
     return method
 
 
-bind_method("clamp", _clamp_method(_CLAMP, "clamp"))
-bind_method("clamp_", _clamp_method(_CLAMP_INPLACE, "clamp_"))
-bind_method("clip", _clamp_method(_CLAMP, "clip"))
-bind_method("clip_", _clamp_method(_CLAMP_INPLACE, "clip_"))
+bind_method("clamp", _clamp_method(0, "clamp"))
+bind_method("clamp_", _clamp_method(1, "clamp_"))
+bind_method("clip", _clamp_method(0, "clip"))
+bind_method("clip_", _clamp_method(1, "clip_"))
 
 
 # ---- where, lerp, addcmul, addcdiv -----------------------------------------------------------------------
@@ -167,8 +175,52 @@ def _where_out(out, out_dtype, shape, operands):
 
 _where_fn = pointwise("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", pointwise_math.where,
                       _where_promotion, checks=Checks(operands=_where_check, late=_where_numbers_fit, out=_where_out),
-                      variants=("out",), name="where")
+                      variants=("out",), name="where", out_overload="self_out")
 _WHERE, _, _WHERE_OUT = OPS["where"]
+
+
+# `where(c, x, 0.0)`: PyTorch's number overloads (TensorCompare.cpp) turn the number into a 0-d tensor
+# (`wrapped_scalar_tensor`, which runs `scalar_tensor`) and call where.self. PyTorch marks that tensor a
+# *wrapped number*, which promotes as the number would; teachtorch has no such mark, so the tensor gets a dtype
+# that promotes the same way, also against a 0-d tensor: the other operand's own dtype when the number's kind
+# (bool < int < float) is no higher than its, else the number's own (bool, int64, the default float). A number
+# that does not fit the result type is refused first, as PyTorch does.
+
+def _kind(dtype):
+    return 0 if dtype is bool_ else 3 if dtype.is_complex else 2 if dtype.is_floating_point else 1
+
+
+def _wrapped_number(value, like, device):
+    kind = 0 if isinstance(value, bool) else 1 if isinstance(value, int) else 2
+    if like is not None and kind <= _kind(like.dtype):
+        dtype = like.dtype
+    else:
+        dtype = (bool_, _dtype.int64, _dtype.get_default_dtype())[kind]
+    return scalar_tensor_op(value, dtype=dtype, device=device)
+
+
+def _where_scalar_other(condition, self, other):
+    _where_numbers_fit((condition, self, other), _where_promotion((condition, self, other))[0], None)
+    return call(_WHERE, (condition, self, _wrapped_number(other, self, self.device)))
+
+
+def _where_scalar_self(condition, self, other):
+    _where_numbers_fit((condition, self, other), _where_promotion((condition, self, other))[0], None)
+    return call(_WHERE, (condition, _wrapped_number(self, other, other.device), other))
+
+
+def _where_scalar(condition, self, other):
+    device = condition.device
+    return call(_WHERE, (condition, _wrapped_number(self, None, device), _wrapped_number(other, None, device)))
+
+
+_WHERE_NUMBERS = {   # which of self, other is a number -> the overload
+    (False, True): composite_op("where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor",
+                                _where_scalar_other),
+    (True, False): composite_op("where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor",
+                                _where_scalar_self),
+    (True, True): composite_op("where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor", _where_scalar),
+}
 
 
 def where(condition, input=None, other=None, *, out=None):
@@ -179,7 +231,14 @@ def where(condition, input=None, other=None, *, out=None):
     args = (as_operand(condition), as_operand(input), as_operand(other))
     if not isinstance(args[0], Tensor):
         raise TypeError(f"where(): argument 'condition' (position 1) must be Tensor, not {type(condition).__name__}")
-    return call(_WHERE, args) if out is None else call(_WHERE_OUT, args + (out,))
+    if out is not None:
+        return call(_WHERE_OUT, args + (out,))
+    if type(args[1]) is Tensor and type(args[2]) is Tensor:
+        return call(_WHERE, args)
+    pattern = (not isinstance(args[1], Tensor), not isinstance(args[2], Tensor))
+    if pattern == (False, False) or any(isinstance(a, complex) for a in args[1:]):
+        return call(_WHERE, args)
+    return call(_WHERE_NUMBERS[pattern], args)
 
 
 bind_method("where", lambda self, condition, other: where(condition, self, other))
@@ -209,11 +268,13 @@ def _lerp_late_check(args, out_dtype, compute_dtype):
 
 _lerp_fn = pointwise("lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor", pointwise_math.lerp, _self_dtype,
                      checks=Checks(operands=_lerp_check, late=_lerp_late_check), variants=("inplace", "out"),
-                     name="lerp", number_in_opmath=True, number_is_operand=False)
-_LERP, _LERP_INPLACE, _LERP_OUT = OPS["lerp"]
+                     name="lerp", number_in_opmath=True, number_is_operand=False, out_overload="Tensor_out",
+                     scalar_overloads=("lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor",))
+_LERP_OVERLOADS = {False: OPS["lerp"], True: NUMBER_OVERLOADS["lerp"][(False, False, True)]}   # number weight?
 
 
 def _lerp_args(name, args, method):
+    """The operands, and the overload they pick: `lerp.Scalar` for a number weight, else `lerp.Tensor`."""
     args = tuple(as_operand(a) for a in args)
     if not (isinstance(args[0], Tensor) and isinstance(args[1], Tensor)):
         got = ", ".join(("Tensor" if isinstance(x, Tensor) else type(x).__name__) for x in args[method:])
@@ -221,17 +282,25 @@ def _lerp_args(name, args, method):
         tail = "" if method else ", *, Tensor out = None"
         raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
                         f" * ({first}Tensor end, Tensor weight{tail})\n * ({first}Tensor end, Number weight{tail})\n")
-    return args
+    return args, _LERP_OVERLOADS[not isinstance(args[2], Tensor)]
 
 
 def lerp(input, end, weight, *, out=None):
     """`input + weight * (end - input)`: linear interpolation, with a number or tensor weight."""
-    args = _lerp_args("lerp", (input, end, weight), False)
-    return call(_LERP, args) if out is None else call(_LERP_OUT, args + (out,))
+    args, (functional, _, out_op) = _lerp_args("lerp", (input, end, weight), False)
+    return call(functional, args) if out is None else call(out_op, args + (out,))
 
 
-bind_method("lerp", lambda self, end, weight: call(_LERP, _lerp_args("lerp", (self, end, weight), True)))
-bind_method("lerp_", lambda self, end, weight: call(_LERP_INPLACE, _lerp_args("lerp_", (self, end, weight), True)))
+def _lerp_method(name, which):
+    def method(self, end, weight):
+        args, ops = _lerp_args(name, (self, end, weight), True)
+        return call(ops[which], args)
+    public_name(method, name)
+    return method
+
+
+bind_method("lerp", _lerp_method("lerp", 0))
+bind_method("lerp_", _lerp_method("lerp_", 1))
 
 
 def _value_fits(args, out_dtype, compute_dtype):

@@ -19,6 +19,9 @@ from .factories import (  # the argument checks and helpers every factory shares
     check_requires_grad,
 )
 
+# PyTorch's three overloads, one per way of calling it: arange(end), arange(start, end), arange(start, end, step)
+arange_end_op = _factory(f"arange(Scalar end, {_FACTORY_TAIL}) -> Tensor", K.arange_end_kernel)
+arange_start_op = _factory(f"arange.start(Scalar start, Scalar end, {_FACTORY_TAIL}) -> Tensor", K.arange_start_kernel)
 arange_op = _factory(f"arange.start_step(Scalar start, Scalar end, Scalar step=1, {_FACTORY_TAIL}) -> Tensor",
                      K.arange_kernel)
 arange_out_op = kernel_op("arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)",
@@ -52,6 +55,7 @@ def arange(start=_MISSING, end=_MISSING, step=_MISSING, *, dtype=None, device=No
            layout=None, pin_memory=False):
     """`arange(end)`, `arange(start, end)`, `arange(start, end, step)`: start + i * step while before end."""
     given = [_type_name(v) for v in (start, end, step) if v is not _MISSING]
+    overload = ("default", "start", "start_step")[len(given) - 1] if given else "start_step"
     check_requires_grad(requires_grad, "arange", signatures=_ARANGE_SIGNATURES, given=given)
     if end is _MISSING:
         start, end = 0, start
@@ -70,7 +74,12 @@ def arange(start=_MISSING, end=_MISSING, step=_MISSING, *, dtype=None, device=No
         # any float among start, end, step makes a float tensor of the default dtype; else int64
         is_float = any(isinstance(v, float) for v in (start, end, step))
         dtype = _dtype.get_default_dtype() if is_float else _dtype.int64
-    return _finish(arange_op(start, end, step, dtype=dtype, device=check_device(device)), requires_grad)
+    device = check_device(device)
+    if overload == "default":
+        return _finish(arange_end_op(end, dtype=dtype, device=device), requires_grad)
+    if overload == "start":
+        return _finish(arange_start_op(start, end, dtype=dtype, device=device), requires_grad)
+    return _finish(arange_op(start, end, step, dtype=dtype, device=device), requires_grad)
 
 
 linspace_op = _factory(f"linspace(Scalar start, Scalar end, int steps, {_FACTORY_TAIL}) -> Tensor",

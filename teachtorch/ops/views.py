@@ -188,11 +188,18 @@ moveaxis = movedim
 # ---- adding and removing size-1 dims ----------------------------------------------------------------------
 
 unsqueeze = view_op("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", K.unsqueeze_kernel)
-squeeze_op = view_op("squeeze.dims(Tensor(a) self, int[]? dim=None) -> Tensor(a)", K.squeeze_kernel)
+# PyTorch's three overloads: every size-1 dim, one dim, some dims (one kernel serves them all)
+squeeze_op = view_op("squeeze(Tensor(a) self) -> Tensor(a)", K.squeeze_kernel)
+squeeze_dim_op = view_op("squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)", K.squeeze_kernel)
+squeeze_dims_op = view_op("squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)", K.squeeze_kernel)
 
 
 def squeeze(self, dim=None):
-    return squeeze_op(self, dim)
+    if dim is None:
+        return squeeze_op(self)
+    if isinstance(dim, (list, tuple)):
+        return squeeze_dims_op(self, dim)
+    return squeeze_dim_op(self, dim)
 
 
 # ---- broadcasting views -------------------------------------------------------------------------------------
@@ -220,8 +227,9 @@ def broadcast_to(input, size):
 def broadcast_tensors(*tensors):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tensors[0]
-    shape = _strides.broadcast_shapes(*(t._sizes for t in tensors))
-    return tuple(expand_op(t, shape) for t in tensors)
+    shape = tuple(_strides.broadcast_shapes(*(t._sizes for t in tensors)))
+    # a tensor that already has the shape is returned as it is, not expanded (ExpandUtils.h expand_outplace)
+    return tuple(t if tuple(t._sizes) == shape else expand_op(t, shape) for t in tensors)
 
 
 def broadcast_shapes(*shapes):
@@ -287,6 +295,39 @@ as_strided_op = view_op("as_strided(Tensor(a) self, SymInt[] size, SymInt[] stri
 
 def as_strided(input, size, stride, storage_offset=None):
     return as_strided_op(input, tuple(size), tuple(stride), storage_offset)
+
+
+# ---- the backward of the views that pick some elements ------------------------------------------------------
+# Zeros of the input's shape with the gradient written into the same view of them: one op each in PyTorch
+# (CompositeExplicitAutograd, TensorShape.cpp), so a trace shows `slice_backward`, not its three pieces.
+
+
+def _zeros_with_view_of(grad_output, input_sizes, take_view):
+    grad_input = grad_output.new_zeros(input_sizes)
+    take_view(grad_input).copy_(grad_output)
+    return grad_input
+
+
+def slice_backward_kernel(grad_output, input_sizes, dim, start, end, step):
+    return _zeros_with_view_of(grad_output, input_sizes, lambda z: slice_op(z, dim, start, end, step))
+
+
+def select_backward_kernel(grad_output, input_sizes, dim, index):
+    return _zeros_with_view_of(grad_output, input_sizes, lambda z: select(z, dim, index))
+
+
+def diagonal_backward_kernel(grad_output, input_sizes, offset, dim1, dim2):
+    return _zeros_with_view_of(grad_output, input_sizes, lambda z: diagonal(z, offset, dim1, dim2))
+
+
+slice_backward = define("slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end, "
+                        "SymInt step) -> Tensor")
+select_backward = define("select_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt index) -> Tensor")
+diagonal_backward = define("diagonal_backward(Tensor grad_output, SymInt[] input_sizes, int offset, int dim1, "
+                           "int dim2) -> Tensor")
+impl(slice_backward, CompositeExplicitAutograd, without_keyset(slice_backward_kernel))
+impl(select_backward, CompositeExplicitAutograd, without_keyset(select_backward_kernel))
+impl(diagonal_backward, CompositeExplicitAutograd, without_keyset(diagonal_backward_kernel))
 
 
 # ---- many views at once ---------------------------------------------------------------------------------------

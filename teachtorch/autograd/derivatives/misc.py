@@ -27,6 +27,7 @@ for _op, _name in [("uniform_", "UniformBackward0"), ("normal_", "NormalBackward
 not_differentiable("logical_and_", "logical_or_", "logical_xor_", "logical_not_")
 not_differentiable(
     "empty_like", "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "randint_like.low_dtype",
+    "new_empty", "new_empty_strided", "new_zeros", "new_ones", "new_full",
 )
 
 no_formula("multinomial", why="integer results")

@@ -19,8 +19,10 @@ clamp passes the gradient *at* the boundary, `maximum(a, a)` splits it evenly be
 
 PyTorch often has several overloads of one op, each with its own entry in derivatives.yaml and its own
 node name: `pow.Tensor_Scalar` (x ** 2, PowBackward0), `pow.Tensor_Tensor` (x ** y, PowBackward1) and
-`pow.Scalar` (2 ** x, PowBackward2). teachtorch has one op that also takes Python numbers; `overloads`
-(derivative.py) gives it one formula per PyTorch overload and lets each call pick the one PyTorch would have run.
+`pow.Scalar` (2 ** x, PowBackward2). So does teachtorch (ops/pointwise.py `define_pointwise` makes each
+overload an op), and each overload has its own entry here. A formula where PyTorch's C++ meets a number
+calls the Scalar overload by name (`mul_scalar(t, 2.0)` below): in C++ `2.0 * t` is `mul.Scalar`, while
+from Python `2.0 * t` wraps the number in a tensor and runs `mul.Tensor`.
 
 Every formula is made of teachtorch ops, so it is differentiable in turn (gradients of gradients).
 """
@@ -29,9 +31,15 @@ import math
 
 from ... import ops
 from ...ops.pointwise_rounding import threshold_backward
-from ..._dtype import float64
 from ..._tensor import Tensor
-from ..derivative import derivative, no_formula, overloads
+from ...dispatch.dispatcher import lookup
+from ...ops.factories import scalar_tensor_op
+from ..derivative import derivative, no_formula
+
+# The Scalar overloads, as C++ calls them: `at::mul(t, 2.0)` is mul.Scalar, `t.pow(2.0)` pow.Tensor_Scalar
+add_scalar, sub_scalar, mul_scalar, div_scalar = (lookup(f"{n}.Scalar") for n in ("add", "sub", "mul", "div"))
+pow_scalar = lookup("pow.Tensor_Scalar")
+tanh_backward, sigmoid_backward = lookup("tanh_backward"), lookup("sigmoid_backward")   # (ops/activation.py)
 
 
 def _is_number(x):
@@ -68,15 +76,15 @@ def _log_number(x):
 # ---- + - * / --------------------------------------------------------------------------------------------
 
 derivative("add.Tensor", self=lambda grad: grad, other=lambda grad, alpha: _maybe_multiply(grad, alpha))
+derivative("add.Scalar", name="AddBackward1", self=lambda grad: grad)
 derivative("sub.Tensor", self=lambda grad: grad, other=lambda grad, alpha: _maybe_multiply(-grad, alpha))
+derivative("sub.Scalar", name="SubBackward1", self=lambda grad: grad)
 derivative("mul.Tensor", self=lambda grad, other: grad * other, other=lambda grad, self: grad * self)
+derivative("mul.Scalar", name="MulBackward1", self=lambda grad, other: mul_scalar(grad, other))
 derivative("neg", self=lambda grad: grad.neg())
-# `2 - x` is rsub(x, 2): rsub.Scalar in PyTorch, a node of its own.
-overloads("rsub.Tensor", lambda self, other, alpha: "Scalar" if _is_number(other) else "Tensor", {
-    "Tensor": ("RsubBackward0", {"self": lambda grad, alpha: _maybe_multiply(-grad, alpha),
-                                 "other": lambda grad: grad}),
-    "Scalar": ("RsubBackward1", {"self": lambda grad, alpha: _maybe_multiply(-grad, alpha)}),
-})
+# `2 - x` is rsub(x, 2): rsub.Scalar
+derivative("rsub.Tensor", self=lambda grad, alpha: _maybe_multiply(-grad, alpha), other=lambda grad: grad)
+derivative("rsub.Scalar", name="RsubBackward1", self=lambda grad, alpha: _maybe_multiply(-grad, alpha))
 
 
 def _div_self(grad, other, rounding_mode=None):
@@ -90,27 +98,21 @@ def _div_other(grad, self, other, rounding_mode=None):
 
 derivative("div.Tensor", self=lambda grad, other: _div_self(grad, other),
            other=lambda grad, self, other: _div_other(grad, self, other))
+derivative("div.Scalar", name="DivBackward1", self=lambda grad, other: div_scalar(grad, other))
 derivative("div.Tensor_mode", name="DivBackward2",
            self=lambda grad, other, rounding_mode: _div_self(grad, other, rounding_mode),
            other=lambda grad, self, other, rounding_mode: _div_other(grad, self, other, rounding_mode))
 
 # remainder(a, b) = a - floor(a / b) * b: the quotient is piecewise constant, so d/da = 1, d/db = -floor(a/b).
+derivative("remainder.Tensor", name="RemainderBackward1", self=lambda grad: grad,
+           other=lambda grad, self, other: -grad * self.div(other, rounding_mode="floor"))
+derivative("remainder.Scalar", self=lambda grad: grad)
 # PyTorch has no formula for `2 % x` (remainder.Scalar_Tensor): backward fails there.
-overloads("remainder.Tensor",
-           lambda self, other: "Scalar_Tensor" if _is_number(self) else "Scalar" if _is_number(other) else "Tensor", {
-               "Tensor": ("RemainderBackward1", {
-                   "self": lambda grad: grad,
-                   "other": lambda grad, self, other: -grad * self.div(other, rounding_mode="floor")}),
-               "Scalar": ("RemainderBackward0", {"self": lambda grad: grad}),
-               "Scalar_Tensor": None,
-           })
+no_formula("remainder.Scalar_Tensor", why="no derivative in PyTorch either")
 # fmod(a, b) = a - trunc(a / b) * b
-overloads("fmod.Tensor", lambda self, other: "Scalar" if _is_number(other) else "Tensor", {
-    "Tensor": ("FmodBackward1", {
-        "self": lambda grad: grad,
-        "other": lambda grad, self, other: -grad * self.div(other, rounding_mode="trunc")}),
-    "Scalar": ("FmodBackward0", {"self": lambda grad: grad}),
-})
+derivative("fmod.Tensor", name="FmodBackward1", self=lambda grad: grad,
+           other=lambda grad, self, other: -grad * self.div(other, rounding_mode="trunc"))
+derivative("fmod.Scalar", self=lambda grad: grad)
 # floor_divide has no formula in PyTorch either: its backward fails (the autograd fallback's error node).
 
 
@@ -121,10 +123,12 @@ overloads("fmod.Tensor", lambda self, other: "Scalar" if _is_number(other) else 
 
 
 def _pow_backward(grad, self, exponent):
-    """d/dself of self ** exponent for a number exponent."""
+    """d/dself of self ** exponent for a number exponent: `grad * (exponent * self.pow(exponent - 1))` in C++,
+    where the exponent is a double: pow.Tensor_Scalar, mul.Scalar, then mul.Tensor."""
     if exponent == 0:
         return ops.zeros_like(self)
-    return grad * (exponent * self.pow(exponent - 1))
+    exponent = float(exponent)
+    return grad * mul_scalar(pow_scalar(self, exponent - 1), exponent)
 
 
 def _pow_backward_self(grad, self, exponent):
@@ -135,45 +139,15 @@ def _pow_backward_exponent(grad, self, exponent, result):
     if _is_number(self):
         log_base = _log_number(self)
         if self == 0:
-            return grad * ops.where(exponent >= 0, 0.0, result * log_base)
-        return grad * (result * log_base)
+            return grad * ops.where(exponent >= 0, 0.0, mul_scalar(result, log_base))
+        return grad * mul_scalar(result, log_base)          # `result * log(base)`, a number: mul.Scalar
     cond = (self == 0).logical_and(exponent >= 0)
     return grad * ops.where(cond, 0.0, result * self.to(result.dtype).log())
 
 
-def _pow_overload(self, exponent):
-    return "Tensor_Scalar" if _is_number(exponent) else "Scalar" if _is_number(self) else "Tensor_Tensor"
-
-
-overloads("pow.Tensor_Tensor", _pow_overload, {
-    "Tensor_Tensor": ("PowBackward1", {
-        "self": lambda grad, self, exponent: _pow_backward_self(grad, self, exponent),
-        "exponent": _pow_backward_exponent}),
-    "Tensor_Scalar": ("PowBackward0", {"self": _pow_backward}),
-    "Scalar": ("PowBackward2", {"exponent": _pow_backward_exponent}),
-})
-# In PyTorch square(x) is pow(x, 2), and float_power(a, b) is pow(a.double(), b.double()): both show pow's
-# nodes. float_power's formulas are pow's, computed in float64; the engine converts the gradients back.
-derivative("square", name="PowBackward0", self=lambda grad, self: _pow_backward(grad, self, 2))
-
-
-def _double(x):
-    return float(x) if _is_number(x) else x.to(float64)
-
-
-overloads("float_power.Tensor_Tensor", _pow_overload, {
-    "Tensor_Tensor": ("PowBackward1", {
-        "self": lambda grad, self, exponent: _pow_backward_self(grad, _double(self), _double(exponent)),
-        "exponent": lambda grad, self, exponent, result:
-            _pow_backward_exponent(grad, _double(self), _double(exponent), result)}),
-    "Tensor_Scalar": ("PowBackward0", {
-        "self": lambda grad, self, exponent: _pow_backward(grad, _double(self), _double(exponent))}),
-    "Scalar": ("PowBackward2", {
-        "exponent": lambda grad, self, exponent, result:
-            _pow_backward_exponent(grad, _double(self), _double(exponent), result)}),
-})
-
-
+derivative("pow.Tensor_Tensor", name="PowBackward1", self=_pow_backward_self, exponent=_pow_backward_exponent)
+derivative("pow.Tensor_Scalar", name="PowBackward0", self=_pow_backward)
+derivative("pow.Scalar", name="PowBackward2", exponent=_pow_backward_exponent)
 # ---- exponentials and logarithms ----------------------------------------------------------------------------
 
 derivative("exp", self=lambda grad, result: grad * result)
@@ -186,7 +160,10 @@ derivative("log1p", name="Log1PBackward0", self=lambda grad, self: grad / (self 
 derivative("sqrt", self=lambda grad, result: grad / (2 * result))
 derivative("rsqrt", self=lambda grad, result: -0.5 * grad * result.pow(3))
 derivative("reciprocal", self=lambda grad, result: -grad * (result * result))
-derivative("sigmoid", self=lambda grad, result: grad * (1 - result) * result)
+# sigmoid and tanh: one backward op each, from the result (derivatives.yaml), with derivatives of their own
+derivative("sigmoid", self=lambda grad, result: sigmoid_backward(grad, result))
+derivative("sigmoid_backward", grad_output=lambda grad, output: sigmoid_backward(grad, output),
+           output=lambda grad, grad_output, output: grad * grad_output * add_scalar(mul_scalar(output, -2), 1))
 # d/dx erf(x) = 2/sqrt(pi) exp(-x^2)
 derivative("erf", self=lambda grad, self: 2.0 / math.sqrt(math.pi) * (-(self.pow(2))).exp() * grad)
 derivative("erfc", self=lambda grad, self: -2.0 / math.sqrt(math.pi) * (-(self.pow(2))).exp() * grad)
@@ -202,7 +179,9 @@ derivative("acos", self=lambda grad, self: grad * -((-self * self + 1).rsqrt()))
 derivative("atan", self=lambda grad, self: grad / (self * self + 1))
 derivative("sinh", self=lambda grad, self: grad * self.cosh())
 derivative("cosh", self=lambda grad, self: grad * self.sinh())
-derivative("tanh", self=lambda grad, result: grad * (1 - result * result))
+derivative("tanh", self=lambda grad, result: tanh_backward(grad, result))
+derivative("tanh_backward", grad_output=lambda grad, output: tanh_backward(grad, output),
+           output=lambda grad, grad_output, output: grad * (mul_scalar(output, -2) * grad_output))
 derivative("asinh", self=lambda grad, self: grad * (self.pow(2) + 1).rsqrt())
 derivative("acosh", self=lambda grad, self: grad * (self * self - 1).rsqrt())
 derivative("atanh", self=lambda grad, self: grad * 1 / (1 - self.pow(2)))
@@ -260,11 +239,9 @@ for _name in ("sign", "sgn", "floor", "ceil", "trunc", "round"):
 derivative("round.decimals", name="RoundBackward1", self=_zeros)
 derivative("frac", self=lambda grad: grad)
 # copysign(a, b) = |a| sign(b): d/da is result / a (+-1), and 0 at a == 0 as for abs; nothing for b.
-_copysign_self = lambda grad, self, result: grad * (result / self).masked_fill(self == 0, 0)   # noqa: E731
-overloads("copysign.Tensor", lambda self, other: "Scalar" if _is_number(other) else "Tensor", {
-    "Tensor": ("CopysignBackward0", {"self": _copysign_self, "other": _zeros_for_other}),
-    "Scalar": ("CopysignBackward1", {"self": _copysign_self}),
-})
+_copysign_self = lambda grad, self, result: grad * (result / self).masked_fill_(self == 0, 0)   # noqa: E731
+derivative("copysign.Tensor", self=_copysign_self, other=_zeros_for_other)
+derivative("copysign.Scalar", name="CopysignBackward1", self=_copysign_self)
 # nextafter moves by one ulp: the identity for self, except where it stays put (self == other)
 derivative("nextafter", self=lambda grad, self, other: ops.where(self != other, grad, 0.0), other=_zeros_for_other)
 derivative("nan_to_num", self=lambda grad, self: grad * self.isfinite())
@@ -283,15 +260,9 @@ def _xlogy_self_scalar_other(grad, self, other):
     return out if other > 0.0 else out.masked_fill(self == 0.0, 0.0)
 
 
-def _xlogy_overload(self, other):
-    return "Scalar_Self" if _is_number(self) else "Scalar_Other" if _is_number(other) else "Tensor"
-
-
-overloads("xlogy.Tensor", _xlogy_overload, {
-    "Tensor": ("XlogyBackward0", {"self": _xlogy_self, "other": lambda grad, self, other: grad * self / other}),
-    "Scalar_Self": ("XlogyBackward1", {"other": lambda grad, self, other: grad * self / other}),
-    "Scalar_Other": ("XlogyBackward2", {"self": _xlogy_self_scalar_other}),
-})
+derivative("xlogy.Tensor", self=_xlogy_self, other=lambda grad, self, other: grad * self / other)
+derivative("xlogy.Scalar_Self", name="XlogyBackward1", other=lambda grad, self, other: mul_scalar(grad, self) / other)
+derivative("xlogy.Scalar_Other", name="XlogyBackward2", self=_xlogy_self_scalar_other)
 
 
 # ---- maximum, minimum, clamp ------------------------------------------------------------------------------
@@ -317,16 +288,18 @@ derivative("fmin", self=lambda grad, self, other: grad.masked_fill(_fmin_picks_s
 
 
 def _clamp_backward(grad, self, min, max):
-    """The gradient passes where self is inside [min, max], boundaries included (a subgradient of 1)."""
+    """The gradient passes where self is inside [min, max], boundaries included (a subgradient of 1).
+    Written as FunctionsManual.cpp `clamp_backward`: the 0 first (`scalar_tensor`), then the mask."""
+    if min is None and max is None:
+        return grad
+    zero = scalar_tensor_op(0.0, dtype=grad.dtype, device=grad.device)
     if min is not None and max is not None:
-        inside = (self >= min).logical_and(self <= max)
+        inside = (self >= min).logical_and_(self <= max)
     elif min is not None:
         inside = self >= min
-    elif max is not None:
-        inside = self <= max
     else:
-        return grad
-    return ops.where(inside, grad, 0.0)
+        inside = self <= max
+    return ops.where(inside, grad, zero)
 
 
 def _clamp_backward_min_max(grad, self, min, max, grad_input_mask):
@@ -344,20 +317,14 @@ def _clamp_backward_min_max(grad, self, min, max, grad_input_mask):
     return grad_min, grad_max
 
 
-overloads("clamp.Tensor", lambda self, min, max: "Scalar" if _is_number(min) and _is_number(max) else "Tensor", {
-    "Tensor": ("ClampBackward0", {"self": _clamp_backward, "min, max": _clamp_backward_min_max}),
-    "Scalar": ("ClampBackward1", {"self": _clamp_backward}),
-})
-overloads("clamp_min.Tensor", lambda self, min: "Scalar" if _is_number(min) else "Tensor", {
-    "Tensor": ("ClampMinBackward1", {"self": lambda grad, self, min: ops.where(self >= min, grad, 0.0),
-                                     "min": lambda grad, self, min: ops.where(self < min, grad, 0.0)}),
-    "Scalar": ("ClampMinBackward0", {"self": lambda grad, self, min: ops.where(self >= min, grad, 0.0)}),
-})
-overloads("clamp_max.Tensor", lambda self, max: "Scalar" if _is_number(max) else "Tensor", {
-    "Tensor": ("ClampMaxBackward1", {"self": lambda grad, self, max: ops.where(self <= max, grad, 0.0),
-                                     "max": lambda grad, self, max: ops.where(self > max, grad, 0.0)}),
-    "Scalar": ("ClampMaxBackward0", {"self": lambda grad, self, max: ops.where(self <= max, grad, 0.0)}),
-})
+derivative("clamp.Tensor", name="ClampBackward0", self=_clamp_backward, entries={"min, max": _clamp_backward_min_max})
+derivative("clamp", name="ClampBackward1", self=_clamp_backward)
+derivative("clamp_min.Tensor", name="ClampMinBackward1", self=lambda grad, self, min: ops.where(self >= min, grad, 0.0),
+           min=lambda grad, self, min: ops.where(self < min, grad, 0.0))
+derivative("clamp_min", self=lambda grad, self, min: ops.where(self >= min, grad, 0.0))
+derivative("clamp_max.Tensor", name="ClampMaxBackward1", self=lambda grad, self, max: ops.where(self <= max, grad, 0.0),
+           max=lambda grad, self, max: ops.where(self > max, grad, 0.0))
+derivative("clamp_max", self=lambda grad, self, max: ops.where(self <= max, grad, 0.0))
 
 
 # ---- where, lerp, addcmul, addcdiv ------------------------------------------------------------------------
@@ -366,13 +333,10 @@ overloads("clamp_max.Tensor", lambda self, max: "Scalar" if _is_number(max) else
 derivative("where.self", self=lambda grad, condition: ops.where(condition, grad, 0.0),
            other=lambda grad, condition: ops.where(condition, 0.0, grad))
 # lerp(a, b, w) = a + w (b - a)
-overloads("lerp.Tensor", lambda self, end, weight: "Scalar" if _is_number(weight) else "Tensor", {
-    "Tensor": ("LerpBackward1", {"self": lambda grad, weight: grad * (1 - weight),
-                                 "end": lambda grad, weight: grad * weight,
-                                 "weight": lambda grad, self, end: grad * (end - self)}),
-    "Scalar": ("LerpBackward0", {"self": lambda grad, weight: grad * (1 - float(weight)),
-                                 "end": lambda grad, weight: grad * weight}),
-})
+derivative("lerp.Tensor", name="LerpBackward1", self=lambda grad, weight: grad * (1 - weight),
+           end=lambda grad, weight: grad * weight, weight=lambda grad, self, end: grad * (end - self))
+derivative("lerp.Scalar", self=lambda grad, weight: mul_scalar(grad, 1 - float(weight)),
+           end=lambda grad, weight: mul_scalar(grad, weight))
 derivative("addcmul", self=lambda grad: grad,
            tensor1=lambda grad, tensor2, value: grad * (tensor2 * value),
            tensor2=lambda grad, tensor1, value: grad * (tensor1 * value))
@@ -385,10 +349,8 @@ derivative("addcdiv", self=lambda grad: grad,
 # `x.eq_(y)` writes 0s and 1s into a float x: a constant, so no gradient for either input.
 
 for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
-    overloads(f"{_name}_.Tensor", lambda self, other: "Scalar" if _is_number(other) else "Tensor", {
-        "Tensor": (f"{_name.capitalize()}Backward1", {"self": _zeros, "other": _zeros_for_other}),
-        "Scalar": (f"{_name.capitalize()}Backward0", {"self": _zeros}),
-    })
+    derivative(f"{_name}_.Tensor", name=f"{_name.capitalize()}Backward1", self=_zeros, other=_zeros_for_other)
+    derivative(f"{_name}_.Scalar", name=f"{_name.capitalize()}Backward0", self=_zeros)
 
 
 # ---- random ops with tensor parameters ----------------------------------------------------------------------
@@ -407,10 +369,17 @@ derivative("bernoulli_.Tensor", name="BernoulliBackward1", self=_zeros,
            p=lambda grad, p_sym_sizes: grad.new_zeros(p_sym_sizes))
 # bernoulli.p has no formula in PyTorch: its backward fails (the autograd fallback's error node)
 
-no_formula("eq.Tensor", "ne.Tensor", "lt.Tensor", "le.Tensor", "gt.Tensor", "ge.Tensor", "equal", "logical_and",
-           "logical_or", "logical_xor", "logical_not", "bitwise_and.Tensor", "bitwise_and_.Tensor",
-           "bitwise_or.Tensor", "bitwise_or_.Tensor", "bitwise_xor.Tensor", "bitwise_xor_.Tensor", "bitwise_not",
-           "bitwise_not_", "bitwise_left_shift.Tensor", "bitwise_left_shift_.Tensor", "bitwise_right_shift.Tensor",
-           "bitwise_right_shift_.Tensor", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit",
+no_formula(*(f"{_name}.{_overload}" for _name in ("eq", "ne", "lt", "le", "gt", "ge")
+             for _overload in ("Tensor", "Scalar")),
+           "equal", "logical_and", "logical_or", "logical_xor", "logical_not",
+           *(f"{_name}{_inplace}.{_overload}" for _name in ("bitwise_and", "bitwise_or", "bitwise_xor")
+             for _inplace, _overload in (("", "Tensor"), ("_", "Tensor"), ("", "Scalar"), ("_", "Scalar"),
+                                         ("", "Scalar_Tensor"))),
+           *(f"{_name}{_inplace}.{_overload}" for _name in ("bitwise_left_shift", "bitwise_right_shift")
+             for _inplace, _overload in (("", "Tensor"), ("_", "Tensor"), ("", "Tensor_Scalar"),
+                                         ("_", "Tensor_Scalar"), ("", "Scalar_Tensor"))),
+           *(f"{_name}.{_overload}" for _name in ("__lshift__", "__rshift__", "__ilshift__", "__irshift__")
+             for _overload in ("Tensor", "Scalar")),
+           "bitwise_not", "bitwise_not_", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit",
            why="bool or integer results")
 no_formula("floor_divide", "floor_divide_", why="no derivative in PyTorch either")

@@ -27,9 +27,12 @@ import math
 
 from ... import ops
 from ..._strides import normalize_dim
+from ...dispatch.dispatcher import lookup
 from ..derivative import derivative, no_formula
 from ..functions_manual import restore_reduced_dims, unsqueeze_multiple
 from ..grad_mode import is_grad_enabled
+
+div_scalar = lookup("div.Scalar")   # `grad / n` with a number n, as C++ writes it (div.Tensor from Python)
 
 
 # ---- shared helpers ------------------------------------------------------------------------------------------
@@ -67,7 +70,7 @@ def _reduced_count(sizes, dim):
 def _mean_backward(grad, sizes, dim, numel, keepdim):
     dim = _dims(dim)
     n = numel if dim is None or len(dim) == 0 else _reduced_count(sizes, dim)
-    return _sum_backward(grad, sizes, dim, keepdim) / n
+    return div_scalar(_sum_backward(grad, sizes, dim, keepdim), n)
 
 
 def _scale_grad_by_count(grad, mask, dims):
@@ -98,7 +101,9 @@ derivative("sum.dim_IntList", name="SumBackward1",
 # NaNs were skipped, so they get no gradient
 derivative("nansum", self=lambda grad, self, dim, keepdim:
            _sum_backward(grad.to(self.dtype), self.shape, dim, keepdim) * self.isnan().logical_not())
-derivative("mean", self=lambda grad, self_sym_sizes, self_sym_numel: grad.expand(self_sym_sizes) / self_sym_numel)
+# `grad.expand(sizes) / numel` divides by a number in C++: div.Scalar
+derivative("mean", self=lambda grad, self_sym_sizes, self_sym_numel: div_scalar(grad.expand(self_sym_sizes),
+                                                                                   self_sym_numel))
 derivative("mean.dim", name="MeanBackward1",
            self=lambda grad, self_sym_sizes, dim, self_sym_numel, keepdim:
            _mean_backward(grad, self_sym_sizes, dim, self_sym_numel, keepdim))

@@ -3,21 +3,15 @@
 A view's gradient is the gradient of the elements it shows, put back where they sit in the input:
 a reshape is undone by a reshape, a transpose by the same transpose, a permute by the inverse permute.
 A view that shows only some elements (select, slice, diagonal) gets a zero tensor of the input's shape
-with the gradient written into the same view of it; an expand sums the copies back.
+with the gradient written into the same view of it (its backward op, `slice_backward`: ops/views.py); an
+expand sums the copies back.
 """
 
 from ... import ops
-from ...ops.views import slice_op
-from ..derivative import derivative, not_differentiable, overloads
+from ..._strides import INT64_MAX, normalize_dim
+from ...ops.views import diagonal_backward, select_backward, slice_backward, slice_op
+from ..derivative import derivative, not_differentiable
 from ..functions_manual import as_strided_backward, sum_to
-
-
-def _zeros_with_view_of(grad, sizes, take_view):
-    """Zeros of the input's shape with `grad` written into `take_view(zeros)`: the backward of a view that
-    picks some elements. The write is an ordinary in-place op, so with create_graph it is recorded too."""
-    z = grad.new_zeros(sizes)
-    take_view(z).copy_(grad)
-    return z
 
 
 def _unfold_geometry(sizes, dimension, size, step):
@@ -54,21 +48,37 @@ derivative("t", self=lambda grad: grad.t())
 derivative("transpose.int", self=lambda grad, dim0, dim1: grad.transpose(dim0, dim1))
 derivative("permute", self=lambda grad, dims: grad.permute(_inverse(dims)))
 derivative("unsqueeze", self=lambda grad, dim: grad.squeeze(dim))
-# squeeze(), squeeze(dim) and squeeze(dims) are three ops in PyTorch (SqueezeBackward0/1/2); one here.
-_unsqueeze_back = {"self": lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes)}
-overloads("squeeze.dims", lambda self, dim=None: "" if dim is None else ("dim" if isinstance(dim, int) else "dims"),
-          {"": ("SqueezeBackward0", _unsqueeze_back), "dim": ("SqueezeBackward1", _unsqueeze_back),
-           "dims": ("SqueezeBackward2", _unsqueeze_back)})
+
+
+def _unsqueeze_to(grad, dims, sizes):
+    """FunctionsManual.cpp `unsqueeze_to`: put back each of `dims` that squeeze removed (a size-1 dim)."""
+    if not sizes:
+        return grad
+    for d in sorted({normalize_dim(d, len(sizes)) for d in dims}):
+        if sizes[d] == 1:
+            grad = grad.unsqueeze(d)
+    return grad
+
+
+# squeeze(), squeeze(dim) and squeeze(dims): three ops, three nodes
+derivative("squeeze", self=lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes))
+derivative("squeeze.dim", name="SqueezeBackward1",
+           self=lambda grad, self_sym_sizes, dim: _unsqueeze_to(grad, [dim], self_sym_sizes))
+derivative("squeeze.dims", name="SqueezeBackward2",
+           self=lambda grad, self_sym_sizes, dim: _unsqueeze_to(grad, dim, self_sym_sizes))
 derivative("expand", self=lambda grad, self_sym_sizes: sum_to(grad, self_sym_sizes))
+# select, slice, diagonal: their backward ops (ops/views.py), each differentiable in turn
 derivative("select.int",
-           self=lambda grad, self_sym_sizes, dim, index:
-           _zeros_with_view_of(grad, self_sym_sizes, lambda z: z.select(dim, index)))
+           self=lambda grad, self_sym_sizes, dim, index: select_backward(grad, self_sym_sizes, dim, index))
+derivative("select_backward", grad_output=lambda grad, dim, index: grad.select(dim, index))
 derivative("slice.Tensor",
            self=lambda grad, self_sym_sizes, dim, start, end, step:
-           _zeros_with_view_of(grad, self_sym_sizes, lambda z: slice_op(z, dim, start, end, step)))
-derivative("diagonal",
-           self=lambda grad, self_sym_sizes, offset, dim1, dim2:
-           _zeros_with_view_of(grad, self_sym_sizes, lambda z: z.diagonal(offset, dim1, dim2)))
+           slice_backward(grad, self_sym_sizes, dim, 0 if start is None else start,
+                          INT64_MAX if end is None else end, step))
+derivative("slice_backward", grad_output=lambda grad, dim, start, end, step: slice_op(grad, dim, start, end, step))
+derivative("diagonal", self=lambda grad, self_sym_sizes, offset, dim1, dim2:
+           diagonal_backward(grad, self_sym_sizes, offset, dim1, dim2))
+derivative("diagonal_backward", grad_output=lambda grad, offset, dim1, dim2: grad.diagonal(offset, dim1, dim2))
 derivative("unfold", self=lambda grad, self_sym_sizes, dimension, size, step:
            unfold_backward(grad, self_sym_sizes, dimension, size, step))
 derivative("as_strided", self=lambda grad, self_geometry, size, stride, storage_offset:
