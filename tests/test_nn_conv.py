@@ -471,6 +471,18 @@ def test_max_pool2d_windows_of_the_lowest_value_point_inside_the_input():
     check(lambda lib, x: lib.nn.functional.max_pool2d(x, 2, 1, 1, return_indices=True), low, share=False)
 
 
+@pytest.mark.parametrize("kwargs", [dict(kernel_size=2), dict(kernel_size=3, stride=1, padding=1),
+                                    dict(kernel_size=2, stride=1, dilation=2)], ids=str)
+def test_max_pool2d_nan_windows_like_pytorch(kwargs):
+    """PyTorch's loop moves on to a larger value or a NaN: a NaN wins its window, and of several NaNs the
+    last one's index is returned (also after a larger number, and with -inf and ties around)."""
+    x = np.array([[np.nan, 1.0, np.nan, 5.0, 2.0], [3.0, np.nan, 7.0, np.nan, -np.inf],
+                  [np.inf, 2.0, 2.0, np.nan, 2.0], [np.nan, -np.inf, 0.0, 0.0, np.nan]], dtype=np.float32)
+    check(lambda lib, x: lib.nn.functional.max_pool2d(x, return_indices=True, **kwargs), P(x[None, None]),
+          share=False)
+    pool_case(lambda lib, x: lib.nn.functional.max_pool2d(x, **kwargs), P(x[None, None]))
+
+
 def test_max_pool2d_with_indices_op_and_its_backward_op():
     x = tt.randn(2, 3, 6, 6, requires_grad=True)
     with tt.dispatch.trace() as t:

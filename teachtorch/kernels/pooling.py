@@ -137,9 +137,7 @@ def max_pool2d_with_indices_kernel(ks, self, kernel_size, stride, padding, dilat
     lowest = -math.inf if self.dtype.is_floating_point else xp.iinfo(x.dtype).min
     padded = pad_array(xp, x, _pads(x.shape[-2:], kernel, stride, padding, dilation, out), lowest)
     windows = window_view(xp, padded, kernel, stride, dilation, out)          # (.., oh, ow, kh, kw): a view
-    flat = windows.reshape(*windows.shape[:-2], kernel[0] * kernel[1])        # (.., oh, ow, kh*kw): a copy
-    where = flat.argmax(axis=-1)                                              # the first maximum
-    values = xp.take_along_axis(flat, where[..., None], axis=-1)[..., 0]
+    values, where = _window_max(xp, windows, self.dtype.is_floating_point)
     # window tap (ki, kj) of output (i, j) is input pixel (i*stride - pad + ki*dil, j*stride - pad + kj*dil),
     # flat index row * W + col = (the window's corner) + (the tap's offset from it): a table of each
     width = x.shape[-1]
@@ -155,6 +153,24 @@ def max_pool2d_with_indices_kernel(ks, self, kernel_size, stride, padding, dilat
         first_cols = xp.asarray([_first_inside(j * stride[1] - padding[1], dilation[1]) for j in range(out[1])])
         indices = xp.where(values == lowest, first_rows.reshape(-1, 1) * x.shape[-1] + first_cols, indices)
     return _result(values, self, self.dtype), _result(indices.astype(xp.int64), self, _dtype.int64)
+
+
+def _window_max(xp, windows, floating):
+    """The maximum of each window and the tap (ki * kw + kj) it is at, PyTorch's loop (cpu/MaxPoolKernel.cpp)
+    run for every window at once: visit the taps in row-major order and move on to a tap whose value is
+    larger, or NaN (`val > maxval || std::isnan(val)`), so a tie keeps the first maximum and the last NaN wins.
+    Each tap of every window is a strided view of the input: no copy of the windows is made."""
+    kh, kw = windows.shape[-2:]
+    values = windows[..., 0, 0]
+    where = xp.zeros(values.shape, dtype=xp.int64)
+    for tap in range(1, kh * kw):
+        candidate = windows[..., tap // kw, tap % kw]
+        better = candidate > values
+        if floating:
+            better |= xp.isnan(candidate)
+        values = xp.where(better, candidate, values)
+        where = xp.where(better, tap, where)
+    return values, where
 
 
 def _first_inside(start, dilation):
