@@ -25,10 +25,7 @@ settings.register_profile(
 )
 # "quick": a tenth of the examples, for a run that must fit a short window (the `[cuda]` half on a borrowed GPU,
 # tests/gpu_check.sh); every test still runs, each property on fewer generated cases
-settings.register_profile(
-    "quick", deadline=None, max_examples=6, derandomize=True, database=None, print_blob=True,
-    suppress_health_check=_QUIET_CHECKS,
-)
+settings.register_profile("quick", parent=settings.get_profile("ci"), max_examples=6)
 settings.load_profile(os.environ.get("TEACHTORCH_HYPOTHESIS") if os.environ.get("TEACHTORCH_HYPOTHESIS") in
                       ("explore", "quick") else "ci")
 

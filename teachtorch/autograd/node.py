@@ -169,7 +169,7 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         super().__init__(sequence_nr=UINT64_MAX)
         self.variable = variable
-        self._input_metadata.append((variable._sizes, variable.dtype, variable._storage.device))
+        self._add_input_metadata(variable)
 
     @property
     def _tensor_pre_hooks(self):

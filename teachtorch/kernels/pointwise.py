@@ -28,7 +28,8 @@ from .._strides import (
 )
 from .._tensor import Tensor
 from ..backends import (
-    ARRAY_MODULES, contiguous_strides_of, check_writable, empty, fp_errors, quiet_fp_errors, restore_fp_errors, wrap, wrap_strided, write,
+    ARRAY_MODULES, contiguous_strides_of, check_writable, empty, fp_errors, quiet_fp_errors, quietly, restore_fp_errors,
+    wrap, wrap_strided, write,
 )
 
 DEFAULT, INT_TO_FLOAT, ALWAYS_BOOL = "default", "int_to_float", "always_bool"
@@ -135,12 +136,7 @@ def run_contiguous(fn, operands, params, compute_dtype, device):
     """`run` after a fast set-up: the tensors are already of the compute dtype, only numbers are cast."""
     xp = ARRAY_MODULES[device.type]
     arrays = [a._data() if type(a) is Tensor else _cast(xp, a, compute_dtype) for a in operands]
-    saved = fp_errors()
-    try:
-        quiet_fp_errors()
-        return fn(xp, *arrays, *params)
-    finally:
-        restore_fp_errors(saved)
+    return quietly(fn, xp, *arrays, *params)
 
 
 def pointwise_meta(operands, kind):
