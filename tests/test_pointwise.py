@@ -616,6 +616,20 @@ def test_sign_of_special_values():
     check(lambda lib, x: lib.signbit(x), P(np.array([-0.0, 0.0, -np.nan, np.nan, -1.0])))
 
 
+def test_threshold_backward_selects_exactly():
+    """ReLU's backward keeps g's own bits where a > threshold (NaN, inf, -0.0 included) and writes +0.0
+    elsewhere; a NaN in `a` keeps g (NaN <= t is false). Every dtype of the kernel, every layout."""
+    for dtype in ("float32", "float64", "float16", "int8", "int16", "int32", "int64", "uint8"):
+        for threshold in (0, 2):
+            check(lambda lib, g, a: lib.ops.aten.threshold_backward(g, a, threshold),
+                  _special(dtype, "permuted"), _special(dtype))
+    for layout in LAYOUTS:
+        check(lambda lib, g, a: lib.ops.aten.threshold_backward(g, a, 0.5),
+              _rand((4, 6), "float32", layout, seed=1), _rand((4, 6), "float32", "permuted", seed=2))
+    check(lambda lib, g, a: lib.ops.aten.threshold_backward(g, a, 0.0),       # broadcast
+          _special("float32"), P(np.array([0.0, -1.0, 2.0, np.nan, -0.0, 1.0], dtype="float32")))
+
+
 def test_nan_to_num():
     v = P(np.array([np.nan, np.inf, -np.inf, 1.5, -0.0], dtype="float32"))
     for dtype in FLOATS:

@@ -301,7 +301,19 @@ def where(xp, c, a, b):
 
 
 def threshold_backward(xp, g, a, threshold):
-    return xp.where(a <= threshold, xp.zeros((), g.dtype), g)
+    """`a <= threshold ? 0 : g` (PyTorch's threshold kernel, cpu/Activation.cpp), for ReLU's backward.
+
+    The select is done on the bits: each element of `g` is ANDed with all ones (kept) or all zeros (+0.0), an
+    exact select (NaN, inf and -0.0 in g are kept where kept). `xp.where` gives the same values, but branches
+    per element, and a ReLU's mask is as good as random to a branch predictor: about 2.5x slower."""
+    ints = _SAME_SIZE_INT.get(g.dtype.itemsize)
+    if ints is None:                # (complex128: no integer that wide)
+        return xp.where(a <= threshold, xp.zeros((), g.dtype), g)
+    keep = xp.negative((~(a <= threshold)).astype(ints))           # -1 = all bits set, 0 = none
+    return xp.bitwise_and(g.view(ints), keep).view(g.dtype)
+
+
+_SAME_SIZE_INT = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
 
 
 # ---- comparisons --------------------------------------------------------------------------------------------
