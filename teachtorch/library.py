@@ -13,6 +13,7 @@ as the first argument (needed to `redispatch` from a layer such as Autograd), as
 
 from ._dispatch_key import ALIAS_KEYS, DispatchKey
 from .dispatch import dispatcher
+from .dispatch.ops_namespace import ops
 
 _KINDS = ("DEF", "IMPL", "FRAGMENT")
 
@@ -55,6 +56,11 @@ class Library:
     def _destroy(self):
         for name in self._defined:
             dispatcher.OPERATORS.pop(name, None)
+            # and the packet `ops.<ns>.<name>` kept from a lookup, as PyTorch's Library._destroy deletes it
+            ns, _, rest = name.partition("::")
+            namespace = ops.__dict__.get(ns)
+            if namespace is not None:
+                namespace.__dict__.pop(rest.split(".")[0], None)
         self._defined.clear()
 
 

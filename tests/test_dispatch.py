@@ -295,6 +295,25 @@ def test_ops_namespace():
         tt.ops.aten.not_an_op
 
 
+def test_ops_packets_are_kept_and_follow_the_registry():
+    # a packet is looked up once and kept (as PyTorch's are); its call follows operators defined later, and
+    # destroying the library that defined an op removes its packet
+    assert tt.ops.aten.threshold_backward is tt.ops.aten.threshold_backward
+    library = tt.library.Library("teachpacket", "DEF")
+    try:
+        library.define("twice.Tensor(Tensor x) -> Tensor")
+        library.impl("twice.Tensor", lambda x: x * 2, "CPU")
+        packet = tt.ops.teachpacket.twice
+        assert packet(tt.ones(2)).tolist() == [2.0, 2.0]
+        library.define("twice(Tensor x) -> Tensor")           # a default overload, defined after the first call
+        library.impl("twice", lambda x: x * 3, "CPU")
+        assert packet(tt.ones(2)).tolist() == [3.0, 3.0]
+    finally:
+        library._destroy()
+    with pytest.raises(AttributeError):
+        tt.ops.teachpacket.twice
+
+
 def test_mixed_device_error():
     check(lambda lib: lib.zeros(3) + lib.zeros(3, device="meta"), msg=False)
 

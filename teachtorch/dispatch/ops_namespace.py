@@ -11,6 +11,7 @@ from . import dispatcher
 class OpOverloadPacket:
     def __init__(self, ns, name):
         self._ns, self._name = ns, name
+        self._pick, self._pick_seen = None, -1    # the overload a call runs, as of that many operators
 
     def overloads(self):
         prefix = f"{self._ns}::{self._name}"
@@ -24,9 +25,13 @@ class OpOverloadPacket:
         return dispatcher.OPERATORS[name]
 
     def __call__(self, *args, **kwargs):
-        overloads = self.overloads()
-        pick = "default" if "default" in overloads else overloads[0]
-        return getattr(self, pick)(*args, **kwargs)
+        # the pick is remembered: finding it scans every operator's name; a library that registers more
+        # operators later (teachtorch.library) makes it look again
+        if self._pick_seen != len(dispatcher.OPERATORS):
+            overloads = self.overloads()
+            self._pick = getattr(self, "default" if "default" in overloads else overloads[0])
+            self._pick_seen = len(dispatcher.OPERATORS)
+        return self._pick(*args, **kwargs)
 
     def __repr__(self):
         return f"<OpOverloadPacket(op='{self._ns}.{self._name}')>"
@@ -37,17 +42,22 @@ class _Namespace:
         self._ns = ns
 
     def __getattr__(self, name):
+        # (only called for a name not yet looked up: the packet is then kept as an attribute, as PyTorch's is)
         prefix = f"{self._ns}::{name}"
         if not any(n == prefix or n.startswith(prefix + ".") for n in dispatcher.OPERATORS):
             raise AttributeError(f"'_OpNamespace' '{self._ns}' object has no attribute '{name}'")
-        return OpOverloadPacket(self._ns, name)
+        packet = OpOverloadPacket(self._ns, name)
+        setattr(self, name, packet)
+        return packet
 
 
 class _Ops:
     def __getattr__(self, ns):
         if ns.startswith("__"):
             raise AttributeError(ns)
-        return _Namespace(ns)
+        namespace = _Namespace(ns)
+        setattr(self, ns, namespace)
+        return namespace
 
 
 ops = _Ops()
