@@ -32,6 +32,7 @@ from .._dtype import bool_, can_cast, checked_convert, float16, float32, int64, 
 from .._strides import contiguous_strides, is_contiguous
 from ..backends import ARRAY_MODULES, check_writable, empty, quietly, wrap, write
 from .pointwise import check_same_device, resize_out
+from .views import expand_kernel
 
 # How PyTorch's structured-kernel checks print a dtype: the C++ type name (caffe2::TypeMeta), as in
 # "Expected out tensor to have dtype float, but got double instead". Most other messages use the
@@ -92,44 +93,53 @@ def scalar_to(value, dtype):
     return np.asarray(checked_convert(value, dtype)).astype(dtype.numpy)[()]
 
 
-def fused_values(xp, b_self, product, k, beta, alpha, dtype, scalar_dtype):
+def fused_values(xp, self, sizes, product, k, beta, alpha, dtype, scalar_dtype):
     """`beta * self + alpha * product()`: what BLAS's gemm computes for addmm and baddbmm (and gemv for addmv).
 
-    `b_self` is self already broadcast to the result's shape; `product()` computes the matrix product (it is
-    only called when there is something to compute); `k` is the length of the sums. `alpha` and `beta` are
-    first converted to `scalar_dtype` (`scalar_to`). `beta == 0` skips `self` entirely, so NaN or inf in it
-    does not leak in. Returns the result's array, or None on the meta device (`xp` is None).
+    `self` is the caller's tensor, already checked to expand to the result's `sizes` (`expand_size`): NumPy's
+    broadcasting then reads its values as the expanded tensor would, with no view made. `product()` computes
+    the matrix product (it is only called when there is something to compute); `k` is the length of the sums.
+    `alpha` and `beta` are first converted to `scalar_dtype` (`scalar_to`; a 1 needs no converting).
+    `beta == 0` skips `self` entirely, so NaN or inf in it does not leak in. Returns the result's array, or
+    None on the meta device (`xp` is None).
     """
-    if math.prod(b_self._sizes) == 0:
-        return None if xp is None else xp.empty(b_self._sizes, dtype.numpy)
+    if math.prod(sizes) == 0:
+        return None if xp is None else xp.empty(sizes, dtype.numpy)
     if k == 0:
-        return _empty_sum(xp, b_self, beta, dtype)
-    a = scalar_to(alpha, scalar_dtype)
-    b = None if beta == 0 else scalar_to(beta, scalar_dtype)
+        return _empty_sum(xp, self, sizes, beta, dtype)
+    a = None if alpha == 1 else scalar_to(alpha, scalar_dtype)
+    b = None if beta == 0 or beta == 1 else scalar_to(beta, scalar_dtype)
     if xp is None:
         return None
     compute = (float32 if dtype is float16 else dtype).numpy
     result = product().astype(compute, copy=False)     # a fresh array of our own: updated in place below
-    if alpha != 1:
+    if a is not None:
         result *= a.astype(compute)
-    if b is not None:
-        self_values = b_self._data()
-        result += self_values if beta == 1 else self_values.astype(compute) * b.astype(compute)
+    if beta != 0:
+        self_values = self._data()
+        result += self_values if b is None else self_values.astype(compute) * b.astype(compute)
     return result
 
 
-def _empty_sum(xp, b_self, beta, dtype):
+def expand_size(self, sizes):
+    """PyTorch's `expand_size(self, sizes)` (ExpandUtils.h), which the fused kernels call first so that its
+    broadcasting errors come first: `self` viewed with the result's sizes. Called as the view kernel, not
+    dispatched: down here, below autograd, the view needs no graph or version-counter bookkeeping."""
+    return expand_kernel(self, sizes)
+
+
+def _empty_sum(xp, self, sizes, beta, dtype):
     """A product that sums over nothing (k == 0) is all zeros: the result is zeros, or `self.mul_(beta)`,
     so `beta` follows in-place `mul_`'s casting rules (an integer tensor refuses beta=0.5)."""
     if beta == 0:
-        return None if xp is None else xp.zeros(b_self._sizes, dtype.numpy)
-    promoted = result_type(b_self, beta)
+        return None if xp is None else xp.zeros(sizes, dtype.numpy)
+    promoted = result_type(self, beta)
     if not can_cast(promoted, dtype):
         raise RuntimeError(f"result type {promoted._ptname} can't be cast to the desired output type {dtype._ptname}")
     if xp is None:
         return None
     compute = (float32 if promoted is float16 else promoted).numpy
-    return b_self._data().astype(compute) * np.asarray(beta).astype(compute)[()]
+    return xp.broadcast_to(self._data(), sizes).astype(compute) * np.asarray(beta).astype(compute)[()]
 
 
 # ---- checks shared by the kernels ------------------------------------------------------------------------
@@ -282,12 +292,12 @@ def _addmm_meta(self, mat1, mat2):
 def _addmm_values(self, mat1, mat2, beta, alpha, sizes):
     """`beta * self + alpha * (mat1 @ mat2)` (addmm_impl_cpu_); None on meta."""
     device = check_same_device([self, mat1, mat2])
-    b_self = self.expand(list(sizes))                 # `expand_size(self, ...)`: broadcasting errors come from here
+    expand_size(self, sizes)
     check_addmm_impl(mat1, mat2, sizes[0] * sizes[1])
     xp = ARRAY_MODULES.get(device.type)
     # gemm takes alpha and beta in the "opmath" type: float32 for float16, the dtype itself otherwise
     opmath = float32 if mat1.dtype is float16 else mat1.dtype
-    return fused_values(xp, b_self, lambda: matmul_arrays(xp, mat1._data(), mat2._data(), mat1.dtype),
+    return fused_values(xp, self, sizes, lambda: matmul_arrays(xp, mat1._data(), mat2._data(), mat1.dtype),
                         mat1._sizes[1], beta, alpha, mat1.dtype, opmath), device
 
 
@@ -351,25 +361,24 @@ def bmm_out_kernel(ks, self, mat2, out):
 
 def _baddbmm_meta(self, batch1, batch2):
     """TORCH_META_FUNC(baddbmm): broadcast self first (so its errors come first), then bmm's checks."""
-    b_self = self.expand([batch1.size(0), batch1.size(1), batch2.size(2)])
+    expand_size(self, (batch1.size(0), batch1.size(1), batch2.size(2)))
     if self.dtype is not batch1.dtype:
         raise RuntimeError(f"Input dtypes must be the same, got: input {cpp_name(self.dtype)}, batch1: "
                            f"{cpp_name(batch1.dtype)}, batch2: {cpp_name(batch2.dtype)}")
-    sizes = _bmm_meta(batch1, batch2)
-    return b_self, sizes
+    return _bmm_meta(batch1, batch2)
 
 
-def _baddbmm_values(b_self, batch1, batch2, beta, alpha, dtype):
+def _baddbmm_values(self, sizes, batch1, batch2, beta, alpha, dtype):
     """`beta * self + alpha * bmm(batch1, batch2)` (bmm_out_or_baddbmm_); None on meta."""
-    device = check_same_device([b_self, batch1, batch2])
+    device = check_same_device([self, batch1, batch2])
     xp = ARRAY_MODULES.get(device.type)
     opmath = float32 if dtype is float16 else dtype
-    return fused_values(xp, b_self, lambda: matmul_arrays(xp, batch1._data(), batch2._data(), batch1.dtype),
+    return fused_values(xp, self, sizes, lambda: matmul_arrays(xp, batch1._data(), batch2._data(), batch1.dtype),
                         batch1._sizes[2], beta, alpha, dtype, opmath), device
 
 
 def baddbmm_kernel(ks, self, batch1, batch2, beta=1, alpha=1, out=None):
-    b_self, sizes = _baddbmm_meta(self, batch1, batch2)
+    sizes = _baddbmm_meta(self, batch1, batch2)
     dtype = batch2.dtype
     if out is None:
         strides = contiguous_strides(sizes)
@@ -377,7 +386,7 @@ def baddbmm_kernel(ks, self, batch1, batch2, beta=1, alpha=1, out=None):
         check_out_dtype(out, dtype)
         strides = out._strides if out._sizes == sizes else contiguous_strides(sizes)
     check_bmm_dtypes(batch1, batch2, dtype, sizes, strides, is_bmm=False)
-    result, device = _baddbmm_values(b_self, batch1, batch2, beta, alpha, dtype)
+    result, device = _baddbmm_values(self, sizes, batch1, batch2, beta, alpha, dtype)
     return finish(result, out, sizes, dtype, device)
 
 
@@ -386,10 +395,10 @@ def baddbmm_out_kernel(ks, self, batch1, batch2, beta, alpha, out):
 
 
 def baddbmm__kernel(ks, self, batch1, batch2, beta=1, alpha=1):
-    b_self, sizes = _baddbmm_meta(self, batch1, batch2)
+    sizes = _baddbmm_meta(self, batch1, batch2)
     check_inplace_result(self, sizes, batch2.dtype)
     check_bmm_dtypes(batch1, batch2, self.dtype, sizes, self._strides, is_bmm=False)
-    result, _ = _baddbmm_values(b_self, batch1, batch2, beta, alpha, self.dtype)
+    result, _ = _baddbmm_values(self, sizes, batch1, batch2, beta, alpha, self.dtype)
     if result is not None:
         write(self, result)
     return self
@@ -414,18 +423,19 @@ def _addmv_meta(self, mat, vec):
 def _addmv_values(self, mat, vec, beta, alpha):
     """`beta * self + alpha * (mat @ vec)` (addmv_out_cpu); None on meta."""
     device = check_same_device([self, mat, vec])
-    b_self = self.expand([mat._sizes[0]])
+    sizes = (mat._sizes[0],)
+    b_self = expand_size(self, sizes)
     xp = ARRAY_MODULES.get(device.type)
     if mat.numel() == 0:
         # an empty matrix: zeros, or `self * beta` with beta made a number of self's dtype
         if beta == 0:
-            return (None if xp is None else xp.zeros(b_self._sizes, vec.dtype.numpy)), device
+            return (None if xp is None else xp.zeros(sizes, vec.dtype.numpy)), device
         b = scalar_to(beta, self.dtype)
         return (None if xp is None else b_self._data() * b), device
     if mat.dtype is bool_:
         raise not_implemented("addmv_impl_cpu", bool_)
     # gemv takes alpha and beta in the tensors' own dtype (float16 too, unlike gemm)
-    return fused_values(xp, b_self, lambda: matmul_arrays(xp, mat._data(), vec._data(), mat.dtype),
+    return fused_values(xp, self, sizes, lambda: matmul_arrays(xp, mat._data(), vec._data(), mat.dtype),
                         mat._sizes[1], beta, alpha, mat.dtype, mat.dtype), device
 
 
