@@ -87,9 +87,14 @@ TraceView(t, title="five steps of a loop, then backward")
 #
 # `with tt.explore() as ex:` opens one widget and keeps it up to date while the
 # cell runs, a few pictures a second. `ex.show(...)` picks the tensors of the
-# storage pane (by default: the tensors of the last op); the graph follows the
-# latest output, and lights up as backward runs. Click a trace row to light the
-# tensors it touched.
+# storage pane (by default: the tensors of the last op). The graph follows the
+# loss of each training step and lights up, node by node, as backward runs;
+# after the cell, step through the last backward with the buttons or the arrow
+# keys. Click a trace row to light the tensors it touched.
+#
+# Tensors are named as the code names them: `W`, `W.grad`, `x`. With a model,
+# pass it, `tt.explore(model)`, and its parameters are named by their path
+# (`0.weight`, `fc1.bias`).
 
 # %%
 import time

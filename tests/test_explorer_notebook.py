@@ -21,7 +21,13 @@ def test_lesson_runs_in_a_kernel_and_exports_its_pictures(tmp_path):
     assert len(widget_outputs) >= 4             # three views and the live explorer
     for o in widget_outputs:
         assert "<svg" in o["data"]["text/html"]
+    # the live explorer's saved copy is its final picture, not the empty one it had when the block began
+    live = [o["data"]["text/html"] for o in widget_outputs if "teachtorch explorer" in o["data"]["text/html"]]
+    assert len(live) == 1
+    assert "no ops traced" not in live[0] and "MeanBackward0" in live[0] and "TanhBackward0" in live[0]
+    assert "tt-view" in live[0] and "aten.tanh.default" in live[0] and "×10" in live[0]
     html, _ = HTMLExporter().from_notebook_node(nbformat.from_dict(nb))
     for cls in ("tt-storage", "tt-graph", "tt-trace"):
         assert f'class="{cls}' in html or f"class='{cls}" in html
     assert "aten.mul.Tensor" in html            # the trace text printed by the lesson
+    assert "no ops traced" not in html          # the export shows the explorer's final picture

@@ -184,7 +184,7 @@ def test_backward_section_and_node_ids_match_the_graph():
     for r, g in zip(rows, calls(t)):
         assert r["backward_node_id"] == (None if g[0].backward_node_id is None else f"n{g[0].backward_node_id}")
     text = trace_text(t).splitlines()
-    assert text[0] == "# forward" and "# backward" in text
+    assert text[0].startswith("# made before the trace: $0 f32[") and text[1] == "# forward" and "# backward" in text
     assert text.index("# backward") > text.index(fwd[2]["text"])
 
 
@@ -202,7 +202,7 @@ def test_a_training_loop_folds_forward_and_backward_together():
     for r in rows:
         assert (r["backward_node_id"] is not None) == (r["section"] == "backward")
     text = trace_text(t)
-    assert text.startswith("# forward\n# x6 {") and "  # backward" in text
+    assert text.startswith("# made before the trace: $0 f32[3]\n# forward\n# x6 {") and "  # backward" in text
 
 
 # ---- folding loops ---------------------------------------------------------------------------------------
@@ -242,9 +242,11 @@ def test_the_loop_as_text_is_printed_once():
     t = loop_trace(10)
     flat = str(t).splitlines()                           # dispatch.trace's own LoggingTensor lines
     lines = trace_text(t).splitlines()
-    assert lines == (["# forward", flat[0], "# x10 {  loop body of 3 calls, ran 10 times"]
+    # x was made before the trace: a first line says so, so that no line reads a $n no line made
+    intro = "# made before the trace: $0 f32[4]"
+    assert lines == ([intro, "# forward", flat[0], "# x10 {  loop body of 3 calls, ran 10 times"]
                      + ["  " + line for line in flat[1:4]] + ["# }", flat[-1]])
-    assert trace_text(t, fold=False).splitlines() == ["# forward"] + flat
+    assert trace_text(t, fold=False).splitlines() == [intro, "# forward"] + flat
 
 
 def test_a_loop_whose_shapes_change_does_not_fold():

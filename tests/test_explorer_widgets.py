@@ -78,15 +78,53 @@ def test_snapshot_follows_the_code(monkeypatch):
     assert sections == {"forward", "backward"}
 
 
-def test_the_graph_follows_the_newest_output_after_backward():
+def test_the_graph_follows_the_newest_output_until_a_loss():
     w = tt.ones(3, requires_grad=True)
     with Recorder(interval=0) as rec:
-        (w * 2).sum().backward()
+        y = w.exp()                                 # before any loss: the latest output is drawn
         rec.flush()
-        assert rec.snapshot["graph_steps"]
-        y = w.exp()                                 # new forward work: draw its graph, no steps
-    assert rec.snapshot["graph_steps"] == []
-    assert "ExpBackward0" in rec.snapshot["graph_svg"]
+        assert "ExpBackward0" in rec.snapshot["graph_svg"]
+        z = y.mul(2)
+        rec.flush()
+        assert "MulBackward0" in rec.snapshot["graph_svg"]
+
+
+def _node_boxes(svg):
+    """The drawn node boxes as (label text, polygon points), ids left out: the picture's geometry."""
+    import re
+    return sorted(re.findall(r'<g id="[^"]*" class="node[^"]*">\s*<title>[^<]*</title>\s*<polygon [^>]*points="([^"]*)"'
+                             r'[^>]*/>\s*((?:<text[^>]*>[^<]*</text>\s*)*)', svg))
+
+
+def test_the_graph_follows_the_loss_of_each_training_step():
+    """A training loop: the graph pane shows the loss of the current step (not whatever op ran last), marked
+    with the steps its backward took, drawn the same way every step; the stepper's steps stay after the
+    block ends (the teacher's 2-8-1 MLP, which showed a 3-node `weight.t()` graph for the whole run)."""
+    model = tt.nn.Sequential(tt.nn.Linear(2, 8), tt.nn.Tanh(), tt.nn.Linear(8, 1))
+    opt = tt.optim.SGD(model.parameters(), lr=0.1)
+    x, y = tt.randn(16, 2), tt.randn(16, 1)
+    pictures = []
+    with Recorder(interval=0, params=model) as rec:
+        for step in range(3):
+            h = model[0](x)                         # the next step's forward has begun, no loss yet:
+            rec.flush()                             # the last backward's picture stays
+            if step:
+                assert rec.snapshot["graph_svg"] == pictures[-1][0] and rec.snapshot["graph_steps"]
+            loss = tt.nn.functional.mse_loss(model[2](model[1](h)), y)
+            rec.flush()                             # the new loss, no steps yet
+            assert "MseLossBackward0" in rec.snapshot["graph_svg"] and rec.snapshot["graph_steps"] == []
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            rec.flush()
+            steps = rec.snapshot["graph_steps"]
+            assert [s["name"] for s in steps if s["kind"] == "node"][0] == "MseLossBackward0"
+            assert sum(s["kind"] == "accumulated" for s in steps) == 4          # 2 weights, 2 biases
+            assert "0.weight" in rec.snapshot["graph_svg"] and "2.bias" in rec.snapshot["graph_svg"]
+            pictures.append((rec.snapshot["graph_svg"], steps))
+    assert rec.snapshot["graph_steps"] and rec.snapshot["graph_svg"] == pictures[-1][0]
+    # the same picture each step: the same boxes at the same places, only the ids differ
+    assert _node_boxes(pictures[0][0]) == _node_boxes(pictures[2][0]) and len(_node_boxes(pictures[0][0])) >= 8
 
 
 def test_trace_window_stays_bounded():
@@ -157,3 +195,65 @@ def test_core_does_not_import_the_explorer():
     code = "import sys, teachtorch; print([m for m in sys.modules if m.startswith('teachtorch.explorer') or m in ('anywidget', 'ipywidgets', 'graphviz')])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_backward_seed_is_backward_work_not_the_last_forward_op():
+    """The `ones_like` that backward starts from is filed under backward, for the loss's node, and the storage
+    pane keeps showing the last forward op (the loss), not the seed."""
+    w = tt.ones(3, requires_grad=True)
+    with Recorder(interval=0) as rec:
+        loss = (w * 2).sum()
+        loss.backward()
+    rows = rec.snapshot["trace_rows"]
+    seed = [r for r in rows if r["op"] == "aten.ones_like.default"]
+    assert len(seed) == 1 and seed[0]["section"] == "backward" and seed[0]["backward_node"] == "SumBackward0"
+    assert seed[0]["backward_node_id"] == f"n{id(loss.grad_fn)}"
+    assert [r["section"] for r in rows] == ["forward"] * 2 + ["backward"] * (len(rows) - 2)
+    svg = rec.snapshot["storage_svg"]
+    assert f'data-storage="{id(loss._storage)}"' in svg
+    assert f'data-storage="{seed[0]["outputs"][0]["storage"]}"' not in svg
+    # and a plain trace (no explorer) agrees
+    with tt.dispatch.trace() as t:
+        (w * 3).sum().backward()
+    assert [e.backward_node for e in t.events if e.op == "aten::ones_like" and e.depth == 0] == ["SumBackward0"]
+
+
+def test_tensors_are_named_as_the_code_names_them():
+    """Storage labels from the call's own text; in the live explorer, variables (`x`, `W.grad`), a model's
+    parameter paths (`0.weight`) and their grads, and `$n` only for tensors nothing names; no trace line
+    reads a `$n` that no earlier line made."""
+    import re
+    x = tt.arange(12.).reshape(3, 4)
+    view = StorageView(x, x.t(), x[1:, ::2])
+    assert re.findall(r'data-label="([^"]*)"', view.storage_svg) == ["x", "x.t()", "x[1:, ::2]"]
+
+    model = tt.nn.Sequential(tt.nn.Linear(2, 8), tt.nn.Tanh(), tt.nn.Linear(8, 1))
+    inputs, targets = tt.randn(16, 2), tt.randn(16, 1)
+    ex = explore(model, display=False)
+    with ex:
+        for _ in range(3):
+            loss = tt.nn.functional.mse_loss(model(inputs), targets)
+            model.zero_grad()
+            loss.backward()
+        ex.show(model[0].weight, model[0].weight.grad)
+        ex.recorder.flush()
+        labels = re.findall(r'data-label="([^"]*)"', ex.storage_svg)
+        assert labels == ["model[0].weight", "model[0].weight.grad"]
+        ex.show()                                       # back to the last op's tensors
+        inputs.t()
+        ex.recorder.flush()
+        assert re.findall(r'data-label="([^"]*)"', ex.storage_svg) == ["inputs", "inputs.t()"]
+        w = inputs.t()                                  # a variable names it
+        ex.recorder.flush()
+        assert re.findall(r'data-label="([^"]*)"', ex.storage_svg) == ["inputs", "w"]
+    texts = [r["text"] for r in ex.trace_rows]
+    assert "aten.t.default(0.weight)" in texts[0] and "inputs" in texts[1] and "0.bias" in texts[1]
+    assert any(t.startswith("loss: f32[] = aten.mse_loss.default") for t in texts)
+    assert any(t.startswith("0.weight.grad: ") for t in texts) and any(t.startswith("2.bias.grad: ") for t in texts)
+    made = set()
+    for row in ex.trace_rows:
+        read = set(re.findall(r"\$\d+", row["text"].split(" = ", 1)[1]))
+        assert read <= made, (row["text"], read - made)
+        made.update(re.findall(r"^\$\d+", row["text"]))
+    leaves = re.findall(r"<text[^>]*>([0-9]\.(?:weight|bias))</text>", ex.graph_svg)
+    assert sorted(leaves) == ["0.bias", "0.weight", "2.bias", "2.weight"]

@@ -8,6 +8,7 @@ torch/csrc/autograd/python_engine.cpp (`THPEngine_run_backward`).
 """
 
 from .._tensor import Tensor
+from ..dispatch import dispatcher
 from . import engine
 from .variable import gradient_edge, requires_grad
 
@@ -31,8 +32,7 @@ def _make_grads(outputs, grads, is_grads_batched=False):
                 if not out.dtype.is_floating_point:
                     raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
                                        f"{out.dtype}")
-                from ..ops.factories import ones_like_op   # (the ops are defined above autograd)
-                g = ones_like_op(out)          # PyTorch's _make_grads: ones_like(out, preserve_format)
+                g = _seed(out)                 # PyTorch's _make_grads: ones_like(out, preserve_format)
             new.append(g)
             continue
         if not isinstance(g, Tensor):
@@ -62,6 +62,21 @@ def _make_grads(outputs, grads, is_grads_batched=False):
                 f"{out.dtype}.")
         new.append(g)
     return new
+
+
+def _seed(out):
+    """`ones_like(out)`, the gradient backward starts from. A dispatch trace that is watching files it under
+    backward, for the node it is handed to (the output's grad_fn), as it files the engine's own ops."""
+    from ..ops.factories import ones_like_op   # (the ops are defined above autograd)
+    trace = dispatcher._active_trace
+    if trace is None:
+        return ones_like_op(out)
+    saved = trace.backward_node
+    trace.backward_node = gradient_edge(out)[0]
+    try:
+        return ones_like_op(out)
+    finally:
+        trace.backward_node = saved
 
 
 def _root_edges(outputs):

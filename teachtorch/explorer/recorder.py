@@ -41,7 +41,7 @@ from .. import _tensor
 from ..autograd import graph as autograd_graph
 from ..dispatch import dispatcher
 from ..dispatch.trace import _KEY_NAMES, TensorInfo, trace as dispatch_trace
-from . import graph_diagram, storage_diagram, trace_table
+from . import graph_diagram, names, storage_diagram, trace_table
 from .svg import Svg, clean
 
 Tensor = _tensor.Tensor
@@ -160,7 +160,7 @@ class _LiveTrace(dispatch_trace):
         finally:
             del self._keys[depth:]        # back to the caller's depth, even after Ctrl-C (see _grad_mode.py)
         if not self._stack:               # a call from user code (or from the autograd engine) just ended
-            self.recorder._after_call(args, out, self.backward_node is not None)   # never raises
+            self.recorder._after_call(op, args, out, self.backward_node is not None)   # never raises
         return out
 
     def _lower_hop(self, op, key, ks, args):
@@ -184,11 +184,13 @@ class Recorder:
     """Record the core's events and produce snapshots of the three pictures (see the module docstring)."""
 
     def __init__(self, on_flush=None, interval=0.05, budget=0.2, max_events=4000, max_rows=300,
-                 params=None):
+                 params=None, frame=None):
         self.on_flush = on_flush
         self.interval, self.budget = interval, budget
         self.max_rows = max_rows
         self.params = params                  # names for parameters in the graph (a dict or a Module)
+        self.frame = frame                    # the code being watched: its variables name tensors (names.py)
+        self._names = {}                      # names.scope_names, as of the latest redraw
         self.trace = _LiveTrace(self, max_events)
         self.backward = None                  # graph_diagram.BackwardState of the latest backward run
         self.snapshot = {"storage_svg": "", "graph_svg": "", "graph_dot": "", "graph_steps": [],
@@ -199,20 +201,24 @@ class Recorder:
         self._failed = {}                     # pane -> why its last drawing failed (shown in the trace note)
         self._unsent = []                     # traits a failed on_flush did not deliver: sent with the next
         self._shown = None                    # tensors passed to show(); None: the last op's tensors
-        self._last_call = ((), None)          # the last forward op's arguments and result (kept until the next)
+        self._shown_labels = None             # and how the call to show() wrote them
+        self._last_call = (None, (), None)    # the last forward op, its arguments and result (until the next)
         self._graph_of = None                 # tensors passed to graph(); None: follow the latest output
         self._latest_output = None            # weak reference to the latest output that has a grad_fn
+        self._latest_loss = None              # and to the latest such output with one element (a loss)
         self._backward_root = None            # the root node of the backward now running (or last run)
-        self._calls = 0                       # calls seen: says which came last, an output or a backward
-        self._output_at = self._backward_at = -1
+        self._calls = 0                       # calls seen: says which came last, a loss or a backward
+        self._output_at = self._loss_at = self._backward_at = -1
         self._dirty = {"storage": True, "graph": True, "trace": True}
         self._due = 0.0
         self._listen = autograd_graph.listen(self._on_backward_event)
 
     # -- choosing what to draw --
-    def show(self, *tensors):
-        """Draw these tensors in the storage picture (with no arguments: go back to the last op's tensors)."""
+    def show(self, *tensors, labels=None):
+        """Draw these tensors in the storage picture (with no arguments: go back to the last op's tensors);
+        `labels`: their names (default: the names the watched code has for them, names.py)."""
         self._shown = list(tensors) or None
+        self._shown_labels = list(labels) if labels else None
         self._dirty["storage"] = True
         self.maybe_flush()
 
@@ -257,9 +263,9 @@ class Recorder:
                 gc.unfreeze()
 
     # -- events from the core: called inside the student's ops and backward, so they never raise --
-    def _after_call(self, args, out, in_backward):
+    def _after_call(self, op, args, out, in_backward):
         try:
-            self._note_call(args, out, in_backward)
+            self._note_call(op, args, out, in_backward)
         except Exception as e:
             self._failed["events"] = self._error("the explorer could not follow an op", e)
             self._dirty["trace"] = True
@@ -271,16 +277,22 @@ class Recorder:
             self._failed["events"] = self._error("the explorer could not follow backward", e)
             self._dirty["trace"] = True
 
-    def _note_call(self, args, out, in_backward):
+    def _note_call(self, op, args, out, in_backward):
         self._calls += 1
         if not in_backward:
-            self._last_call = (args, out)     # sorted out only when the storage pane is drawn
+            self._last_call = (op, args, out)   # sorted out only when the storage pane is drawn
             outs = out if isinstance(out, (tuple, list)) else (out,)
             for t in outs:
                 if isinstance(t, Tensor) and t.grad_fn is not None:
+                    # the graph follows the loss: once a one-element output has been seen, only the next
+                    # one (the next step's loss) or a backward redraws it, so the picture stays still
+                    # while a training step builds its graph op by op
                     self._latest_output = weakref.ref(t)
                     self._output_at = self._calls
-                    if self._graph_of is None:
+                    if t.numel() == 1:
+                        self._latest_loss = weakref.ref(t)
+                        self._loss_at = self._calls
+                    if self._graph_of is None and (t.numel() == 1 or self._latest_loss is None):
                         self._dirty["graph"] = True
         self._dirty["trace"] = True
         self._dirty["storage"] = True         # values may have changed, in place
@@ -315,6 +327,11 @@ class Recorder:
     def _flush(self):
         start = time.perf_counter()
         changed = []
+        try:
+            self._names = names.scope_names(self.frame, self.params)
+        except Exception as e:                # names are a help: without them, the pictures say $n
+            self._names = {}
+            self._error("the explorer could not read the names of your tensors", e)
         failed_before = dict(self._failed)
         for pane, draw, traits in (("storage", self._flush_storage, ["storage_svg"]),
                                    ("graph", self._draw_graph, ["graph_svg", "graph_dot", "graph_steps"]),
@@ -331,7 +348,7 @@ class Recorder:
         if self._dirty["trace"] or self._failed != failed_before:
             self.snapshot["trace_note"] = self._trace_note()
             changed.append("trace_note")
-        self._dirty = dict.fromkeys(self._dirty, False)
+        self._dirty = {pane: pane in self._failed for pane in self._dirty}     # a failed pane: try again
         self.flushes += 1
         self._push(list(dict.fromkeys(self._unsent + changed)))
         cost = time.perf_counter() - start
@@ -385,31 +402,70 @@ class Recorder:
         self.snapshot["storage_svg"] = self._draw_storage()
 
     def _flush_trace(self):
-        self.snapshot["trace_rows"] = trace_table.trace_rows(self.trace.events, fold=True, max_rows=self.max_rows)
+        rows = trace_table.trace_rows(self.trace.events, fold=True, max_rows=self.max_rows, repetition="last")
+        self.snapshot["trace_rows"] = trace_table.rename(rows, self._renames())
 
     def _draw_storage(self):
-        tensors = self._shown
+        tensors, given = self._shown, self._shown_labels or []
+        derived = {}
         if tensors is None:
-            args, out = self._last_call
+            op, args, out = self._last_call
             outs = out if isinstance(out, (tuple, list)) else (out,)
-            tensors = [t for t in (*args, *outs) if isinstance(t, Tensor)]
+            ins = [t for t in args if isinstance(t, Tensor)]
+            tensors = ins + [t for t in outs if isinstance(t, Tensor)]
+            if op is not None and len(args) == 1 and len(ins) == 1 and self._label(ins[0]) is not None:
+                # `x.t()`: the output of a one-argument op on a named tensor, written as the method call
+                name = dispatcher.python_name(op.name).split(".")[1]
+                derived = {id(t): f"{self._label(ins[0])}.{name}()" for t in outs if isinstance(t, Tensor)}
         if not tensors:
             return ""
-        labels = [self.trace._names[id(t)][1] if id(t) in self.trace._names else None for t in tensors]
+        labels = [(given[k] if k < len(given) else None) or self._label(t) or derived.get(id(t))
+                  or self._trace_name(t) for k, t in enumerate(tensors)]
         return storage_diagram.storage_svg(*tensors, labels=labels)
 
+    def _label(self, t):
+        """The name the watched code has for `t` (a variable, its .grad, a parameter path), or None."""
+        return names.lookup(self._names, t)
+
+    def _trace_name(self, t):
+        entry = self.trace._names.get(id(t))
+        return entry[1] if entry is not None and entry[0]() is t else None
+
+    def _renames(self):
+        """{"$n": name} for the traced tensors the watched code can name: applied to the rows when drawn."""
+        out = {}
+        for ref, trace_name in list(self.trace._names.values()):
+            t = ref()
+            if t is not None:
+                name = self._label(t)
+                if name is not None:
+                    out[trace_name] = name
+        return out
+
+    def _graph_roots(self):
+        """(roots, backward state) of what the graph pane draws when not told (`graph()`): the loss of
+        the current training step. That is the latest backward run's (its loss, marked with the steps
+        backward took), unless a newer loss (a one-element output with a grad_fn) was made since; before
+        any loss, the latest output with a grad_fn."""
+        if self._graph_of is not None:
+            return self._graph_of, None
+        loss = self._latest_loss() if self._latest_loss is not None else None
+        if loss is not None and self._loss_at > self._backward_at:
+            return [loss], None
+        root = self._backward_root
+        if root is not None:
+            # drawn from the loss tensor when the run started at it, so the picture keeps its output box
+            drawn = loss if loss is not None and loss.grad_fn is root else root
+            return [drawn], self.backward
+        latest = self._latest_output() if self._latest_output is not None else None
+        return ([latest] if latest is not None else None), None
+
     def _draw_graph(self):
-        roots = self._graph_of
-        if roots is None:
-            latest = self._latest_output() if self._latest_output is not None else None
-            if self._backward_root is not None and (latest is None or self._backward_at >= self._output_at):
-                roots = [self._backward_root]
-            elif latest is not None:
-                roots = [latest]
+        roots, state = self._graph_roots()
         if not roots:
             return
-        state = self.backward if roots == [self._backward_root] else None
-        dot = graph_diagram.graph_dot(roots, params=self.params, state=state)
+        leaves = {name: t for t, name in self._names.values()}       # leaves named as the code names them
+        dot = graph_diagram.graph_dot(roots, params=leaves, state=state)
         self.snapshot["graph_dot"] = dot
         self.snapshot["graph_svg"] = graph_diagram.render_svg(dot)      # never raises: says what went wrong
         self.snapshot["graph_steps"] = list(state.steps) if state is not None else []

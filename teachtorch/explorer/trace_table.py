@@ -22,9 +22,11 @@ PyTorch's nearest tools print text only: LoggingTensorMode (torch/testing/_inter
 whose format trace_text copies, and DebugMode (torch.utils._debug_mode). Neither folds loops.
 """
 
+import re
+
 import numpy as np
 
-from ..dispatch.trace import TensorInfo, _logging_line
+from ..dispatch.trace import DTYPE_ABBRS, TensorInfo, _logging_line
 from .svg import Svg, clean
 
 MAX_PERIOD = 64          # the longest loop body (in calls) folding looks for
@@ -215,7 +217,7 @@ def find_runs(signatures, max_period=MAX_PERIOD):
     return runs
 
 
-def trace_rows(trace_or_events, fold=True, max_rows=500):
+def trace_rows(trace_or_events, fold=True, max_rows=500, repetition="first"):
     """One row per call (or per call of a folded loop body); at most `max_rows` rows (None: all), then one
     note row (section "note", "more": how many rows were left out).
 
@@ -223,8 +225,9 @@ def trace_rows(trace_or_events, fold=True, max_rows=500):
     its kernels called), inputs / outputs [{name, sizes, strides, offset, dtype, device, storage}],
     storages (sorted ids), backward_node ("MulBackward0") and backward_node_id ("n<id>", as in the graph
     diagram), time_us, count, fold ({block, len, times, position} in a folded loop body, else None),
-    text (the LoggingTensor line) and error. A folded row shows its first repetition; its time_us is the
-    sum over all repetitions."""
+    text (the LoggingTensor line) and error. A folded row shows its first repetition (`repetition="last"`:
+    its latest, whose tensors the code still holds, as the live explorer shows it); its time_us is the sum
+    over all repetitions."""
     groups = calls(trace_or_events)
     if fold:
         runs = find_runs([signature(g[0]) for g in groups])
@@ -237,7 +240,8 @@ def trace_rows(trace_or_events, fold=True, max_rows=500):
         if len(rows) >= limit:
             break
         for j in range(min(period, limit - len(rows))):
-            row = _row(*groups[start + j])
+            shown = start + j + (period * (times - 1) if repetition == "last" else 0)
+            row = _row(*groups[shown])
             if times > 1:
                 row["count"] = times
                 row["fold"] = {"block": blocks, "len": period, "times": times, "position": j}
@@ -246,9 +250,58 @@ def trace_rows(trace_or_events, fold=True, max_rows=500):
                                            for r in range(times)) / 1000, 1)
             rows.append(row)
         blocks += times > 1
+    _same_data_same_name(rows)
     if total > len(rows):
         rows.append(_note_row(total - len(rows)))
     return rows
+
+
+def _same_data_same_name(rows):
+    """A tensor seen first as an input, with exactly the data of an earlier output (the same storage, offset,
+    sizes, strides): a saved tensor that backward unpacked, a new Python object for the same data. It takes
+    that output's name, so that no row reads a `$n` that no row made."""
+    made = {}                          # (storage, offset, sizes, strides) -> the name of the output
+    seen = set()
+    for row in rows:
+        swaps = {}
+        for t in row["inputs"]:
+            key = (t["storage"], t["offset"], tuple(t["sizes"]), tuple(t["strides"]))
+            if t["name"] not in seen and key in made and made[key] != t["name"]:
+                swaps[t["name"]] = t["name"] = made[key]
+            seen.add(t["name"])
+        for t in row["outputs"]:
+            made[(t["storage"], t["offset"], tuple(t["sizes"]), tuple(t["strides"]))] = t["name"]
+            seen.add(t["name"])
+        if swaps:
+            row["text"] = _TRACE_NAME.sub(lambda m: swaps.get(m.group(), m.group()), row["text"])
+
+
+def _made_outside(rows):
+    """[(name, "f32[3, 4]")] of the `$n` tensors the rows read before any row made them."""
+    made, outside = set(), {}
+    for row in rows:
+        for t in row["inputs"]:
+            if t["name"].startswith("$") and t["name"] not in made and t["name"] not in outside:
+                short = DTYPE_ABBRS.get(t["dtype"], t["dtype"])
+                outside[t["name"]] = f"{short}[{', '.join(map(str, t['sizes']))}]"
+        made.update(t["name"] for t in row["outputs"])
+    return list(outside.items())
+
+
+def rename(rows, names):
+    """The rows with tensors called by `names` ({"$3": "x"}, the names the student's code has for them,
+    explorer/names.py) instead of their trace numbers, in the tensor lists and in the text."""
+    if not names:
+        return rows
+    swap = lambda m: names.get(m.group(), m.group())          # noqa: E731
+    for row in rows:
+        for t in row["inputs"] + row["outputs"]:
+            t["name"] = names.get(t["name"], t["name"])
+        row["text"] = _TRACE_NAME.sub(swap, row["text"])
+    return rows
+
+
+_TRACE_NAME = re.compile(r"\$\d+")
 
 
 # ---- text -----------------------------------------------------------------------------------------------
@@ -260,7 +313,11 @@ def trace_text(trace_or_events, fold=True, max_rows=None):
     A folded loop body is printed once, as its first time round ran, indented between `# x10 {` (it ran
     10 times) and `# }`. The $names inside are those of the first time round; later rounds made new ones."""
     lines, section, block = [], None, None
-    for row in trace_rows(trace_or_events, fold=fold, max_rows=max_rows):
+    rows = trace_rows(trace_or_events, fold=fold, max_rows=max_rows)
+    outside = _made_outside(rows)
+    if outside:                        # every $n a line reads was made by an earlier line, or is listed here
+        lines.append("# made before the trace: " + ", ".join(f"{name} {shape}" for name, shape in outside))
+    for row in rows:
         if row["section"] == "note":
             lines.append(row["text"])
             continue

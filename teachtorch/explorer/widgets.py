@@ -20,6 +20,7 @@ The Python package jupyterlab-widgets (ipywidgets) and anywidget are needed only
 """
 
 import html
+import sys
 
 try:
     import anywidget
@@ -27,7 +28,7 @@ try:
 except ImportError as e:        # the rest of the explorer works without Jupyter
     raise ImportError("teachtorch's widgets need anywidget and ipywidgets: pip install 'teachtorch[lab]'") from e
 
-from . import frontend, graph_diagram, storage_diagram, trace_table
+from . import frontend, graph_diagram, names, storage_diagram, trace_table
 from .recorder import Recorder
 from .svg import clean
 
@@ -78,10 +79,12 @@ class StorageView(_View):
         super().__init__(title=title)
         self._options = render_options
         if tensors:
-            self.update(*tensors)
+            self.update(*tensors, labels=render_options.get("labels") or _argument_texts(len(tensors)))
 
-    def update(self, *tensors):
-        self._set({"storage_svg": storage_diagram.storage_svg(*tensors, **self._options)}, ["storage_svg"])
+    def update(self, *tensors, labels=None):
+        """Draw these tensors; `labels` default to the argument texts of this call (`x`, `x.t()`)."""
+        options = dict(self._options, labels=labels or self._options.get("labels") or _argument_texts(len(tensors)))
+        self._set({"storage_svg": storage_diagram.storage_svg(*tensors, **options)}, ["storage_svg"])
 
     def static_html(self):
         return _figure(self.title, self.storage_svg)
@@ -155,23 +158,32 @@ class Explorer(_View):
         super().__init__(title=title)
         self.recorder = Recorder(on_flush=self._set, params=params, **recorder_options)
         self._display = display
+        self._shown = None                # the handle of the output it displayed itself (display_id)
 
-    def show(self, *tensors):
-        """Draw these tensors in the storage pane (no arguments: the last op's tensors again)."""
-        self.recorder.show(*tensors)
+    def show(self, *tensors, labels=None):
+        """Draw these tensors in the storage pane (no arguments: the last op's tensors again), labelled as
+        this call writes them (`ex.show(W, W.grad)`) unless `labels` are given."""
+        self.recorder.show(*tensors, labels=labels or _argument_texts(len(tensors)))
 
     def graph(self, *tensors, params=None):
         """Draw the graph behind these tensors (no arguments: follow the latest output again)."""
         self.recorder.graph(*tensors, params=params)
 
     def __enter__(self):
+        if self.recorder.frame is None:
+            self.recorder.frame = sys._getframe(1)     # the code in the `with` block: its names name tensors
         if self._display:
-            _display(self)
+            self._shown = _display(self)
         self.recorder.__enter__()
         return self
 
     def __exit__(self, *exc):
-        return self.recorder.__exit__(*exc)
+        try:
+            return self.recorder.__exit__(*exc)
+        finally:
+            # The output was made when the block began, with an empty static copy: replace it with the final
+            # picture, which nbconvert, GitHub and a notebook reopened without its kernel then show.
+            _refresh(self._shown, self)
 
     def static_html(self):
         parts = [_figure("autograd graph", self.graph_svg), _figure("storage", self.storage_svg),
@@ -179,9 +191,23 @@ class Explorer(_View):
         return f"<div class='tt-static'><h4>{html.escape(self.title)}</h4>{''.join(parts)}</div>"
 
 
-def explore(params=None, **options):
-    """`with teachtorch.explore() as ex:` shows the storage, graph and trace of the code inside, live."""
-    return Explorer(params=params, **options)
+def explore(model=None, **options):
+    """`with teachtorch.explore(model) as ex:` shows the storage, graph and trace of the code inside, live.
+
+    `model` (a Module, or a dict {name: tensor}) names its parameters by their path (`0.weight`, `fc1.bias`)
+    in every picture; tensors the code holds in variables are named by them (`x`, `W.grad`); the others by
+    their number in the trace (`$3`). `params=` is the older name of `model`."""
+    if model is None:
+        model = options.pop("params", None)
+    return Explorer(params=model, **options)
+
+
+def _argument_texts(count):
+    """The source text of the arguments of the call that called our caller (`StorageView(x, x.t())`)."""
+    try:
+        return names.argument_texts(sys._getframe(2), count)
+    except Exception:
+        return None
 
 
 def _figure(title, svg):
@@ -190,10 +216,23 @@ def _figure(title, svg):
 
 
 def _display(widget):
+    """Display `widget` in the notebook (if there is one); returns the handle to update its output later."""
     try:
         from IPython import get_ipython
         from IPython.display import display
     except ImportError:
-        return
+        return None
     if get_ipython() is not None:
-        display(widget)
+        return display(widget, display_id=True)
+    return None
+
+
+def _refresh(handle, widget):
+    """Update a displayed output to the widget's current state (its static copy included); never raises: it
+    runs as a `with` block ends, where an error would hide the student's own."""
+    if handle is None:
+        return
+    try:
+        handle.update(widget)
+    except Exception:
+        pass
