@@ -10,6 +10,10 @@ self-attention, then an MLP), and a linear head over the characters.
 The yardstick is the unigram baseline: the loss of a model that ignores the context and always predicts
 the training text's character frequencies. A model that reads its context must get well below it. At the
 end the script samples text from the model.
+
+In a terminal a tqdm bar shows the progress; run inside a notebook, teachtorch's live TrainMonitor shows
+the training and validation loss on one chart, the per-layer norms, the MLP's GELU activations and
+gradients, and the sampled text.
 """
 
 import argparse
@@ -99,6 +103,15 @@ def sample(model, vocab, prompt, length, generator, device="cpu"):
     return vocab.decode(ids)
 
 
+def in_notebook():
+    """True inside a Jupyter kernel: there the live TrainMonitor takes the place of the tqdm bar."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    return getattr(get_ipython(), "kernel", None) is not None
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=1500)
@@ -136,9 +149,16 @@ def main(argv=None):
         model.train()
         return value
 
+    monitor = None
+    if in_notebook() and not args.quiet:
+        from teachtorch.explorer import TrainMonitor      # the notebook widget (pip install 'teachtorch[lab]')
+        monitor = TrainMonitor(model, layer="mlp.1", title=f"char attention (unigram baseline {baseline:.2f} nats)")
+
     losses, val_losses = [], [(0, validation_loss())]
+    if monitor is not None:
+        monitor.log(0, val_loss=val_losses[0][1])         # "val_loss" is drawn on the axes of "loss"
     start = time.perf_counter()
-    bar = tqdm(range(1, args.steps + 1), desc="char attention", disable=args.quiet)
+    bar = tqdm(range(1, args.steps + 1), desc="char attention", disable=args.quiet or monitor is not None)
     for step in bar:
         x, y = batch(train_data, args.block, args.batch_size, generator)
         loss = loss_of(model, x.to(args.device), y.to(args.device))
@@ -146,17 +166,24 @@ def main(argv=None):
         loss.backward()
         optimizer.step()
         losses.append(loss.item())
+        if monitor is not None:
+            monitor.log(step, loss=losses[-1])
         if step % args.eval_every == 0 or step == args.steps:
             val_losses.append((step, validation_loss()))
             bar.set_postfix(loss=f"{losses[-1]:.3f}", val=f"{val_losses[-1][1]:.3f}")
+            if monitor is not None:
+                monitor.log(step, val_loss=val_losses[-1][1])
     seconds = time.perf_counter() - start
 
     text_out = sample(model, vocab, "The ", args.sample_length, tt.Generator().manual_seed(args.seed), args.device)
+    if monitor is not None:
+        monitor.samples(text=text_out)
+        monitor.close()                                    # the notebook keeps the final picture
     figure = save_curves(args.figure or default_figure(__file__),
                          f"char model, causal self-attention (unigram baseline {baseline:.2f} nats)",
                          losses, val_losses, "validation loss (nats/char)")
     result = {"val_loss": val_losses[-1][1], "unigram_baseline": baseline, "initial_val_loss": val_losses[0][1],
-              "seconds": seconds, "steps": args.steps, "sample": text_out, "figure": str(figure)}
+              "seconds": seconds, "steps": args.steps, "sample": text_out, "figure": str(figure), "monitor": monitor}
     print(f"validation loss {result['val_loss']:.3f} nats/char (unigram baseline {baseline:.3f}) after "
           f"{args.steps} steps in {seconds:.1f} s on {args.device}; figure: {figure}\nsample:\n{text_out}")
     return result

@@ -4,7 +4,8 @@
 
 The same seeded 80/20 split as digits_mlp.py; expect about 98-99% test accuracy. Each Conv2d builds its
 sliding windows as a strided *view* of the input (no copy: see teachtorch/nn/functional/conv.py) and then
-does one matrix multiply, which is how this runs in seconds in Python.
+does one matrix multiply, which is how this runs in seconds in Python. In a notebook it shows the live
+TrainMonitor (see digits_mlp.py), with the first ReLU's activations and gradients.
 """
 
 import teachtorch as tt
@@ -30,7 +31,7 @@ def build_model():
 def main(argv=None):
     args = parse_args(argv, __doc__, epochs=15, lr=2e-3)
     tt.manual_seed(args.seed)                              # the initial weights
-    return train(build_model(), args, "digits CNN", default_figure(__file__))
+    return train(build_model(), args, "digits CNN", default_figure(__file__), layer="1")   # the first ReLU
 
 
 if __name__ == "__main__":

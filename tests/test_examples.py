@@ -70,3 +70,30 @@ def test_char_attention_runs_on_cuda_like_on_the_cpu(tmp_path):
     on_cuda = char_attention.main(args + ["--device", "cuda"])
     assert abs(on_cuda["val_loss"] - on_cpu["val_loss"]) <= 1e-3
     assert len(on_cuda["sample"]) == len(on_cpu["sample"])
+
+
+def test_in_a_notebook_the_examples_use_the_train_monitor(tmp_path, monkeypatch):
+    """Inside a Jupyter kernel (pretended here) the examples draw a TrainMonitor instead of the tqdm bar: every
+    step's loss, the test accuracy per epoch, the whole test set's confusion matrix and 24 test digits."""
+    import char_attention
+    import digits_mlp
+    monkeypatch.setattr(digits_mlp, "in_notebook", lambda: True)
+    result = digits_mlp.main(["--epochs", "2", "--figure", str(tmp_path / "mlp.png")])
+    mon = result["monitor"]
+    curves = {s["name"]: s for p in mon.view.curves for s in p["series"]}
+    assert curves["loss"]["count"] == result["steps"] and curves["loss"]["last"] == pytest.approx(
+        result["final_loss"], rel=1e-5)
+    assert curves["test_accuracy"]["values"][-1] == pytest.approx(result["test_accuracy"], rel=1e-5)
+    assert sum(map(sum, mon.view.confusion["counts"])) == 360                 # the whole test set
+    assert mon.view.confusion["accuracy"] == pytest.approx(result["test_accuracy"], rel=1e-5)
+    assert len(mon.view.samples["images"]) == 24 and mon.view.histograms["layer"] == "2"
+    assert list(mon.errors) == []
+
+    monkeypatch.setattr(char_attention, "in_notebook", lambda: True)
+    result = char_attention.main(["--steps", "6", "--eval-every", "3", "--sample-length", "10", "--batch-size", "8",
+                                  "--block", "16", "--figure", str(tmp_path / "char.png")])
+    mon = result["monitor"]
+    (loss_panel,) = [p for p in mon.view.curves if p["panel"] == "loss"]
+    assert [s["name"] for s in loss_panel["series"]] == ["loss", "val_loss"]   # validation on the same axes
+    assert loss_panel["series"][1]["steps"] == [0, 3, 6] and mon.view.samples["text"] == result["sample"]
+    assert list(mon.errors) == []

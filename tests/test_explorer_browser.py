@@ -4,7 +4,8 @@ The page (tests/browser/harness.py) imports the ES module anywidget would send a
 made by the real renderers (storage_svg, graph_svg with a BackwardState, trace_rows), as the Python widgets
 would sync them; the tests push trait changes as the kernel would and drive hover, clicks and keys.
 Expectations come from the tensors (offset + sum(index * stride)), the backward steps and the trace rows,
-not from the front end. Screenshots (and each harness page) go to $TT_ARTIFACTS, default the test's tmp_path.
+not from the front end. Layout is measured in the page: element boxes (getBoundingClientRect) against their
+pane, and the on-screen size of SVG text, at 1400 and 600 px wide; the backward animation is sampled in time. Screenshots (and each harness page) go to $TT_ARTIFACTS, default the test's tmp_path.
 No page may fetch anything or log an error.
 """
 
@@ -286,12 +287,84 @@ def test_graph_stepping_first_next_prev_last_and_keys(open_widget, artifacts):
     check_step(w, steps, 2)
     w.page.click("button[data-action='last']")
     check_step(w, steps, n)
-    # a new picture alone keeps the step; a new backward run (new steps) jumps to its end
+    # a new picture alone keeps the step; a new backward run (new steps) plays to its end
     w.page.click("button[data-action='first']")
     w.set("graph_svg", traits["graph_svg"])
     check_step(w, steps, 0)
     w.set("graph_steps", steps[:4])
+    wait_until_played(w)
     check_step(w, steps[:4], 4)
+
+
+def wait_until_played(w):
+    w.page.wait_for_function("() => !document.querySelector('.tt-graph-pane').dataset.animating", timeout=5000)
+
+
+def sample_steps(w, every_ms, times):
+    """[data-step, animating] of the graph pane, sampled `times` times, `every_ms` apart, in the page."""
+    return w.page.evaluate("""([every, times]) => new Promise((done) => {
+        const pane = document.querySelector('.tt-graph-pane');
+        const seen = [];
+        const look = () => {
+            seen.push([Number(pane.dataset.step), pane.dataset.animating === '1']);
+            if (seen.length === times) done(seen); else setTimeout(look, every);
+        };
+        look();
+    })""", [every_ms, times])
+
+
+def test_a_new_backward_run_plays_step_by_step_and_a_click_stops_it(open_widget):
+    traits = backward_traits()
+    steps = traits["graph_steps"]
+    n = len(steps)
+    w = open_widget("graph", traits)
+    check_step(w, steps, n)                                # the snapshot opens at the end, without playing
+    assert w.page.locator(".tt-graph-pane[data-animating]").count() == 0
+    # a new backward run: data-step rises from 0 to n at a watchable pace (13 steps, ~100 ms each)
+    w.page.evaluate("(steps) => window.__model.set('graph_steps', steps)", steps)
+    seen = sample_steps(w, 60, 40)                         # 2.4 s
+    values = [k for k, _ in seen]
+    assert values[0] <= 1 and seen[0][1]
+    assert values == sorted(values) and values[-1] == n    # never backwards, ends at the end
+    assert len(set(values)) >= 8                           # seen at many steps on the way, not one jump
+    assert [k for k, playing in seen if not playing and k < n] == []
+    assert not seen[-1][1]
+    check_step(w, steps, n)
+    # the stepper works after it
+    w.page.click("button[data-action='prev']")
+    check_step(w, steps, n - 1)
+    # a new run arriving while one plays starts again from 0
+    w.page.evaluate("(steps) => window.__model.set('graph_steps', steps)", steps)
+    w.page.wait_for_timeout(500)
+    assert 2 < sample_steps(w, 0, 1)[0][0] < n
+    w.set("graph_steps", steps)                            # (and waits for the redraw)
+    assert sample_steps(w, 0, 1)[0][0] <= 2
+    # a click on "first" stops it there
+    w.page.wait_for_timeout(300)
+    assert sample_steps(w, 0, 1)[0][1]
+    w.page.click("button[data-action='first']")
+    later = sample_steps(w, 100, 6)
+    assert later == [[0, False]] * 6
+    check_step(w, steps, 0)
+    # so does a key
+    w.page.evaluate("(steps) => window.__model.set('graph_steps', steps)", steps)
+    w.page.wait_for_timeout(300)
+    w.page.focus(".tt-graph-canvas")
+    w.page.keyboard.press("End")
+    assert sample_steps(w, 100, 4) == [[n, False]] * 4
+    w.page.keyboard.press("ArrowLeft")
+    check_step(w, steps, n - 1)
+
+
+def test_reduced_motion_jumps_to_the_end(open_widget):
+    traits = backward_traits()
+    steps = traits["graph_steps"]
+    w = open_widget("graph", traits)
+    w.page.emulate_media(reduced_motion="reduce")
+    w.page.click("button[data-action='first']")
+    w.set("graph_steps", steps[:5])
+    assert sample_steps(w, 0, 1) == [[5, False]]
+    check_step(w, steps[:5], 5)
 
 
 # ---- trace: selecting rows -------------------------------------------------------------------------------
@@ -377,6 +450,236 @@ def test_explorer_layout_grid_when_wide_stacked_when_narrow(open_widget, artifac
     g, s, t = (box_of(narrow, n) for n in ("graph", "storage", "trace"))
     assert g["x"] == s["x"] == t["x"] and g["y"] < s["y"] < t["y"]   # stacked
     narrow.page.screenshot(path=str(artifacts / "browser_explorer_narrow.png"), full_page=True)
+
+
+# ---- every picture fits its pane; zoom and pan -------------------------------------------------------------
+
+MIN_TEXT_PX = 7          # _common.js: fitting never draws a picture's text smaller than this
+
+
+def training_traits():
+    """The explorer after one training step of a 2-8-8-8-1 MLP (42 graph nodes), showing W4 and W4.t()."""
+    tt.manual_seed(0)
+    ps = {"W1": tt.randn(2, 8, requires_grad=True), "b1": tt.zeros(8, requires_grad=True),
+          "W2": tt.randn(8, 8, requires_grad=True), "b2": tt.zeros(8, requires_grad=True),
+          "W3": tt.randn(8, 8, requires_grad=True), "b3": tt.zeros(8, requires_grad=True),
+          "W4": tt.randn(8, 1, requires_grad=True), "b4": tt.zeros(1, requires_grad=True)}
+    state = BackwardState()
+    with tt.dispatch.trace() as t:
+        x, y = tt.randn(16, 2), tt.randn(16, 1)
+        h = (x @ ps["W1"] + ps["b1"]).tanh()
+        h = (h @ ps["W2"] + ps["b2"]).relu()
+        h = (h @ ps["W3"] + ps["b3"]).relu()
+        loss = ((h @ ps["W4"] + ps["b4"] - y) ** 2).mean()
+        with tt.autograd.graph.listen(state):
+            loss.backward()
+    w4 = ps["W4"]
+    return {"seq": 4, "title": "one training step of a 2-8-8-8-1 MLP", "graph_svg": graph_svg(loss, params=ps, state=state),
+            "graph_steps": list(state.steps), "storage_svg": storage_svg(w4, w4.t(), labels=["W4", "W4.t()"]),
+            "trace_rows": trace_rows(t), "trace_note": ""}
+
+
+def wide_storage_svg():
+    x = tt.arange(160.).reshape(4, 40)
+    return storage_svg(x, x.t(), labels=["x", "x.t()"])
+
+
+MEASURE = """(pane) => {
+    const canvas = document.querySelector(`.tt-${pane}-canvas`);
+    const box = canvas.getBoundingClientRect();
+    const svg = canvas.querySelector('svg');
+    const items = pane === 'graph' ? 'g.node' : 'rect.tt-elem, rect.tt-cell';
+    const boxes = [...canvas.querySelectorAll(items)].map((e) => {
+        const r = e.getBoundingClientRect();
+        return [r.left, r.right, r.top, r.bottom, r.width];
+    });
+    // the on-screen size of a text: its font size in SVG units times the SVG's scale on the screen
+    const text = [...svg.querySelectorAll('text')].map((t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a);
+    return {left: box.left + canvas.clientLeft, right: box.left + canvas.clientLeft + canvas.clientWidth,
+            top: box.top, bottom: box.bottom, clientWidth: canvas.clientWidth, scrollWidth: canvas.scrollWidth,
+            scrollHeight: canvas.scrollHeight, svgWidth: svg.getBoundingClientRect().width,
+            svgHeight: svg.getBoundingClientRect().height, zoom: Number(canvas.dataset.zoom),
+            fitted: canvas.dataset.fitted, boxes, minText: Math.min(...text)};
+}"""
+
+
+def measure(w, pane):
+    return w.page.evaluate(MEASURE, pane)
+
+
+def assert_fits(m, what):
+    """Every node or cell lies within the pane's width (the pane scrolls only downwards), text legible."""
+    assert m["boxes"], what
+    assert all(m["left"] - 0.5 <= left and right <= m["right"] + 0.5 for left, right, *_ in m["boxes"]), what
+    assert m["scrollWidth"] <= m["clientWidth"], what                  # nothing to pan to sideways
+    assert m["scrollHeight"] >= m["svgHeight"] - 1, what               # all of it reachable downwards
+    assert m["minText"] >= MIN_TEXT_PX - 0.05, (what, m["minText"])
+
+
+def assert_legible_and_pannable(m, what):
+    """Too wide to fit legibly: drawn at the smallest legible scale, and the pane pans to all of it."""
+    assert abs(m["minText"] - MIN_TEXT_PX) < 0.05, (what, m["minText"])
+    assert m["scrollWidth"] >= m["svgWidth"] - 1 > m["clientWidth"], what
+
+
+@pytest.mark.parametrize("width", [1400, 600])
+def test_explorer_pictures_fit_their_panes(open_widget, artifacts, width):
+    traits = training_traits()
+    assert len(graph_node_ids(traits["graph_svg"])) >= 40
+    w = open_widget("explorer", traits, width=width, height=1000)
+    graph, storage = measure(w, "graph"), measure(w, "storage")
+    assert 0.5 < graph["zoom"] < 1 and graph["fitted"] == "1"          # scaled down to fit
+    assert_fits(graph, "graph")
+    assert_fits(storage, "storage") if width == 1400 else assert_legible_and_pannable(storage, "storage")
+    w.page.screenshot(path=str(artifacts / f"browser_explorer_training_{width}.png"), full_page=True)
+    # a wider storage picture (4 x 40 and its transpose)
+    w.set("storage_svg", wide_storage_svg())
+    storage = measure(w, "storage")
+    assert_fits(storage, "wide storage") if width == 1400 else assert_legible_and_pannable(storage, "wide storage")
+    graph = measure(w, "graph")                                         # (the graph pane gave the storage room)
+    assert_fits(graph, "graph next to the wide storage")
+    # the panes follow the page: narrower, then back
+    w.page.set_viewport_size({"width": width // 2 + 200, "height": 1000})
+    w.settle()
+    narrower = measure(w, "graph")
+    assert narrower["zoom"] <= graph["zoom"] and narrower["minText"] >= MIN_TEXT_PX - 0.05
+    w.page.set_viewport_size({"width": width, "height": 1000})
+    w.settle()
+    assert measure(w, "graph")["zoom"] == graph["zoom"]
+
+
+def test_a_small_picture_is_not_enlarged(open_widget):
+    w = open_widget("explorer", explorer_traits()[1], width=1400, height=900)
+    for pane in ("graph", "storage"):
+        m = measure(w, pane)
+        assert m["zoom"] == 1 and m["minText"] >= 9 - 0.05                # drawn 1:1
+        assert_fits(m, pane)
+
+
+def node_box(w, node_id):
+    # getBoundingClientRect: Playwright's bounding_box() of an SVG group also counts its strokes
+    return w.page.evaluate("""(id) => { const r = document.getElementById(id).getBoundingClientRect();
+                                         return {x: r.left, y: r.top, width: r.width, height: r.height}; }""", node_id)
+
+
+def test_ctrl_wheel_zooms_drag_pans_double_click_fits(open_widget):
+    traits = training_traits()
+    w = open_widget("graph", {k: traits[k] for k in ("seq", "title", "graph_svg", "graph_steps")}, width=700, height=800)
+    page = w.page
+    fitted = measure(w, "graph")
+    assert fitted["fitted"] == "1"
+    node = graph_node_ids(traits["graph_svg"])[3]
+    before = node_box(w, node)
+    cx, cy = before["x"] + before["width"] / 2, before["y"] + before["height"] / 2
+    # a plain wheel scrolls (the pane here: the fitted graph is taller than it), it does not zoom
+    page.mouse.move(cx, cy)
+    page.mouse.wheel(0, 100)
+    page.wait_for_function("() => document.querySelector('.tt-graph-canvas').scrollTop > 0")
+    assert measure(w, "graph")["zoom"] == fitted["zoom"]
+    page.evaluate("() => document.querySelector('.tt-graph-canvas').scrollTo(0, 0)")
+    before = node_box(w, node)
+    cx, cy = before["x"] + before["width"] / 2, before["y"] + before["height"] / 2
+    # ctrl + wheel zooms in around the pointer: the node grows and stays under it
+    page.mouse.move(cx, cy)
+    page.keyboard.down("Control")
+    page.mouse.wheel(0, -300)
+    page.keyboard.up("Control")
+    page.wait_for_function(f"() => document.querySelector('.tt-graph-canvas').dataset.zoom !== '{fitted['zoom']:.3f}'")
+    zoomed = measure(w, "graph")
+    after = node_box(w, node)
+    assert zoomed["zoom"] > fitted["zoom"] * 1.5 and zoomed["fitted"] == "0"
+    assert after["width"] > before["width"] * 1.5
+    assert abs(after["x"] + after["width"] / 2 - cx) < 3 and abs(after["y"] + after["height"] / 2 - cy) < 3
+    # the zoom is kept when a new picture comes
+    w.set("graph_svg", traits["graph_svg"])
+    assert measure(w, "graph")["zoom"] == zoomed["zoom"]
+    # a drag pans: the picture follows the mouse
+    start = node_box(w, node)
+    page.mouse.move(cx, cy)
+    page.mouse.down()
+    page.mouse.move(cx - 60, cy - 40, steps=5)
+    page.mouse.up()
+    moved = node_box(w, node)
+    assert abs(moved["x"] - (start["x"] - 60)) < 2 and abs(moved["y"] - (start["y"] - 40)) < 2
+    # a double-click goes back to the fitted view
+    page.dblclick(".tt-graph-canvas")
+    back = measure(w, "graph")
+    assert back["zoom"] == fitted["zoom"] and back["fitted"] == "1"
+    assert node_box(w, node)["width"] == pytest.approx(before["width"], abs=0.5)
+    # the buttons: + zooms in, − out, fit fits
+    page.click("button[data-zoom='in']")
+    assert measure(w, "graph")["zoom"] == pytest.approx(fitted["zoom"] * 1.25, abs=0.002)
+    page.click("button[data-zoom='out']")
+    page.click("button[data-zoom='out']")
+    assert measure(w, "graph")["zoom"] < fitted["zoom"]
+    page.click("button[data-zoom='fit']")
+    assert measure(w, "graph")["zoom"] == fitted["zoom"]
+    assert page.locator(".tt-zoom-label").text_content() == f"{round(fitted['zoom'] * 100)}%"
+
+
+def test_zoomed_storage_still_hovers_and_a_lit_node_is_panned_into_view(open_widget):
+    traits = training_traits()
+    w = open_widget("explorer", traits, width=1400, height=1000)
+    page = w.page
+    # zoomed in storage: hovering still lights the cell
+    for _ in range(4):
+        page.locator(".tt-storage-pane button[data-zoom='in']").click()
+    page.hover("g.tt-view[data-view='1'] rect.tt-elem[data-index='0,1']")
+    assert len(hot_cells(w)) == 1
+    # zoomed in graph: a backward trace row pans the graph to its node
+    for _ in range(6):
+        page.locator(".tt-graph-pane button[data-zoom='in']").click()
+    rows = traits["trace_rows"]
+    ids = set(graph_node_ids(traits["graph_svg"]))
+    back = [i for i, r in enumerate(rows) if r["section"] == "backward" and r["backward_node_id"] in ids][-1]
+    page.click(f"tr.tt-row[data-row='{back}']")
+    node = node_box(w, rows[back]["backward_node_id"])
+    canvas = page.locator(".tt-graph-canvas").bounding_box()
+    assert canvas["x"] <= node["x"] and node["x"] + node["width"] <= canvas["x"] + canvas["width"]
+    assert canvas["y"] <= node["y"] and node["y"] + node["height"] <= canvas["y"] + canvas["height"]
+
+
+def long_trace_traits():
+    a = tt.ones(2, 3, 4, 5, 6, requires_grad=True)
+    with tt.dispatch.trace() as t:
+        for _ in range(12):
+            y = (a.permute(4, 3, 2, 1, 0) * a.permute(4, 3, 2, 1, 0).contiguous()).sum()
+        y.backward()
+    return {"seq": 1, "title": "", "trace_rows": trace_rows(t), "trace_note": ""}
+
+
+@pytest.mark.parametrize("width", [1400, 600])
+def test_the_trace_table_fits_its_pane(open_widget, artifacts, width):
+    traits = long_trace_traits()
+    assert any(r["count"] == 12 for r in traits["trace_rows"])
+    w = open_widget("explorer", {**training_traits(), **traits}, width=width, height=1000)
+    page = w.page
+    m = page.evaluate("""() => {
+        const canvas = document.querySelector('.tt-trace-canvas');
+        const box = canvas.getBoundingClientRect();
+        const counts = [...canvas.querySelectorAll('td.tt-col-count, th.tt-col-count')].map((td) => {
+            const r = td.getBoundingClientRect();
+            return [r.left, r.right, td.scrollWidth <= td.clientWidth];
+        });
+        return {left: box.left, right: box.left + canvas.clientWidth, counts, height: canvas.clientHeight,
+                scrollHeight: canvas.scrollHeight,
+                tableWidth: canvas.querySelector('table').scrollWidth, clientWidth: canvas.clientWidth};
+    }""")
+    assert m["tableWidth"] <= m["clientWidth"]
+    assert len(m["counts"]) > 10
+    assert all(m["left"] <= left < right <= m["right"] + 0.5 and whole for left, right, whole in m["counts"])
+    assert page.locator("td.tt-col-count", has_text="×12").count() > 0
+    assert m["height"] >= min(400, m["scrollHeight"])                      # room for the sections
+    # a cell cut short shows its whole text in its tooltip
+    cut = page.evaluate("""() => [...document.querySelectorAll('td.tt-col-shapes')]
+                                   .findIndex((td) => td.scrollWidth > td.clientWidth)""")
+    if width == 600:
+        assert cut >= 0
+    if cut >= 0:
+        cell = page.locator("td.tt-col-shapes").nth(cut)
+        cell.hover()
+        assert cell.get_attribute("title").startswith(cell.text_content())
+    page.screenshot(path=str(artifacts / f"browser_trace_long_{width}.png"), full_page=True)
 
 
 # ---- big pictures stay responsive -------------------------------------------------------------------------

@@ -22,6 +22,12 @@ from teachtorch.explorer.graph_diagram import BackwardState, graph_dot, graph_sv
 NS = "{http://www.w3.org/2000/svg}"
 
 
+@pytest.fixture(autouse=True)
+def fresh_layouts(monkeypatch):
+    """Each test lays its graphs out anew: render_svg keeps layouts (a test that breaks dot must see it)."""
+    monkeypatch.setattr(graph_diagram, "_LAYOUTS", {})
+
+
 # ---- reading the SVG ------------------------------------------------------------------------------------
 
 def groups(svg):
@@ -511,3 +517,25 @@ def test_the_renderer_needs_no_jupyter():
             "('jupyter', 'jupyter_client', 'ipykernel', 'ipywidgets', 'anywidget', 'matplotlib')]\n"
             "assert not bad, bad\n")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_graph_seen_before_reuses_its_layout_with_its_own_ids(monkeypatch):
+    """A training loop draws the same graph every step with new nodes: dot runs once, and each picture is
+    that layout with the step's own ids (the stepper and the trace find their nodes by them)."""
+    runs = []
+    real = graph_diagram._run_dot
+    monkeypatch.setattr(graph_diagram, "_run_dot", lambda dot, timeout: runs.append(dot) or real(dot, timeout))
+    w = tt.ones(3, requires_grad=True)
+    svgs, losses = [], []
+    for step in range(3):
+        loss = (w * 2).exp().sum()
+        losses.append(loss)
+        svgs.append(graph_svg(loss))
+    assert len(runs) == 1
+    for loss, svg in zip(losses, svgs):
+        ids = {g.get("id") for g in ET.fromstring(svg).iter(f"{NS}g")}
+        assert f"n{node_id(loss.grad_fn)}" in ids and f"t{id(w)}" in ids
+        assert "QZ" not in svg
+    assert svgs[0].count("<g id=") == svgs[2].count("<g id=")
+    graph_svg((w * 2).sum())                           # another graph: laid out on its own
+    assert len(runs) == 2

@@ -24,7 +24,8 @@ import teachtorch as tt
 from teachtorch import library, nn
 from teachtorch.explorer import graph_diagram, storage_diagram
 from teachtorch.explorer.graph_diagram import graph_dot, graph_svg, render_svg
-from teachtorch.explorer.recorder import BackwardRecord, Recorder
+from teachtorch.explorer.live_trace import BackwardRecord
+from teachtorch.explorer.recorder import Recorder
 from teachtorch.explorer.storage_diagram import storage_svg
 from teachtorch.explorer.svg import clean, escape, quoteattr
 from teachtorch.explorer.trace_table import trace_rows, trace_svg
@@ -368,8 +369,9 @@ def training_step(w, b, x):
 
 
 def bytes_per_event(loop, n_events):
-    """Memory the live trace keeps per event, with a window big enough to keep them all."""
-    rec = Recorder(interval=1e9, max_events=10 ** 9)
+    """Memory the live trace keeps per event, with a window big enough to keep them all (and every call
+    recorded: a loop's repeats would otherwise only be counted)."""
+    rec = Recorder(interval=1e9, max_events=10 ** 9, count_repeats=False)
     with rec:
         for _ in range(20):
             loop()
@@ -401,7 +403,7 @@ def test_the_live_trace_keeps_few_bytes_per_event():
 
 def test_the_live_trace_stays_flat_over_a_long_training_loop():
     w, b, data = tt.randn(4, 3, requires_grad=True), tt.zeros(3, requires_grad=True), tt.randn(8, 4)
-    rec = Recorder(interval=1e9, max_events=4000)
+    rec = Recorder(interval=1e9, max_events=4000, count_repeats=False)     # a loop that never repeats
     at_trim = []                 # memory right after each trim: the same point of the window's cycle
     trim = rec.trace._trim
 
@@ -427,6 +429,34 @@ def test_the_live_trace_stays_flat_over_a_long_training_loop():
     assert max(steady) - min(steady) < 400_000
     assert max(steady) < 4000 * 1200                     # 4,000 events kept, at most 1.2 kB each (was 1.85 kB)
     assert all(type(e) is BackwardRecord for e in rec.trace.backward_events)
+
+
+def test_a_repeating_loop_is_counted_not_recorded():
+    """A training loop under the live explorer: after two recorded steps, each step is only counted (its
+    calls' events get `repeats`), so the trace stops growing, keeps no step's tensors once counting stops,
+    and its rows count every call."""
+    w, b, data = tt.randn(4, 3, requires_grad=True), tt.zeros(3, requires_grad=True), tt.randn(8, 4)
+    training_step(w, b, data)                          # (the first step makes the .grads: other ops)
+    with Recorder(interval=1e9, max_events=4000) as rec:
+        for _ in range(3):
+            training_step(w, b, data)
+        size = len(rec.trace.events)
+        for _ in range(500):
+            training_step(w, b, data)
+        assert len(rec.trace.events) == size and rec.trace.dropped == 0
+        held = weakref.ref(w.grad)                     # the latest step's tensors are held for naming...
+    w.grad = None
+    gc.collect()
+    assert held() is None and rec.trace._latest == {}  # ...and let go when the block ends
+    training_step(w, b, data)
+    with tt.dispatch.trace() as plain:                 # (the same step, every call recorded)
+        training_step(w, b, data)
+    per_step = len(trace_rows(plain, fold=False))
+    rows = rec.snapshot["trace_rows"]
+    assert len(rows) == per_step and all(r["count"] == 503 for r in rows)
+    assert [r["op"] for r in rows] == [r["op"] for r in trace_rows(plain, fold=False)]
+    recorded = sum(e.depth == 0 for e in rec.trace.events)
+    assert recorded == 2 * per_step and sum(e.repeats for e in rec.trace.events) + recorded == 503 * per_step
 
 
 def test_backward_events_keep_no_nodes_gradients_or_tensors_alive():

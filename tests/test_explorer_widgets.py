@@ -129,7 +129,7 @@ def test_the_graph_follows_the_loss_of_each_training_step():
 
 def test_trace_window_stays_bounded():
     x = tt.ones(2)
-    with Recorder(max_events=200) as rec:
+    with Recorder(max_events=200, count_repeats=False) as rec:     # every call recorded: a window
         for _ in range(2000):
             x = x * 1.0
     assert len(rec.trace.events) <= 400 and rec.trace.dropped > 0
@@ -257,3 +257,23 @@ def test_tensors_are_named_as_the_code_names_them():
         made.update(re.findall(r"^\$\d+", row["text"]))
     leaves = re.findall(r"<text[^>]*>([0-9]\.(?:weight|bias))</text>", ex.graph_svg)
     assert sorted(leaves) == ["0.bias", "0.weight", "2.bias", "2.weight"]
+
+
+def test_explore_with_a_monitor_logs_the_training_curve():
+    model = tt.nn.Sequential(tt.nn.Linear(2, 4), tt.nn.ReLU(), tt.nn.Linear(4, 1))
+    opt = tt.optim.SGD(model.parameters(), lr=0.1)
+    x, y = tt.randn(8, 2), tt.randn(8, 1)
+    losses = []
+    with explore(model, monitor=True, display=False) as ex:
+        for step in range(5):
+            loss = tt.nn.functional.mse_loss(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            ex.log(step, loss=loss)
+            losses.append(loss.item())
+    curve = [s for panel in ex.monitor.snapshot["curves"] for s in panel["series"] if s["name"] == "loss"][0]
+    assert curve["values"] == pytest.approx(losses) and ex.monitor._closed
+    assert {r["name"] for r in ex.monitor.snapshot["norms"]["rows"]} == {"0.weight", "0.bias", "2.weight", "2.bias"}
+    with pytest.raises(RuntimeError, match="no training monitor"):
+        explore(model, display=False).log(0, loss=1.0)

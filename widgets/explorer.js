@@ -60,6 +60,25 @@ function mountExplorer(el, model) {
     lightSelection();
   });
 
+  // Side by side, the graph and storage panes share the width in proportion to what their pictures need
+  // to be legible (zoomable's legibleWidth), so a wide graph next to a small storage picture gets the
+  // room (explorer.css reads --tt-wide-columns). A pane's need only grows: a live cell redraws small
+  // and big pictures in turn, and the panes should not jump each time.
+  const need = { graph: 300, storage: 300 };
+  function shareWidth() {
+    for (const name of Object.keys(need)) {
+      const { box, canvas, zoom } = panes[name];
+      const frame = box.parentElement.offsetWidth - canvas.clientWidth;   // borders, padding, scrollbar
+      need[name] = Math.max(need[name], Math.min(1400, zoom.legibleWidth() + frame));
+    }
+    grid.style.setProperty("--tt-wide-columns",
+      `minmax(0, ${Math.round(need.graph)}fr) minmax(0, ${Math.round(need.storage)}fr)`);
+  }
+  shareWidth();
+
   // New pictures replace the lit elements: light the selection again in them.
-  return watchTraits(model, root, Object.values(panes), lightSelection);
+  return watchTraits(model, root, Object.values(panes), () => {
+    shareWidth();
+    lightSelection();
+  });
 }

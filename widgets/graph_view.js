@@ -10,6 +10,15 @@
 // tt-step-flowed, the k-th step's element tt-step-current. Python draws the finished run already marked
 // (classes tt-ran / tt-flowed); before the last step the canvas has class tt-stepping and the CSS draws
 // those marks plain again, so only what the first k steps did is lit.
+//
+// A new backward run (new graph_steps) is played from step 0 to its end, so the student sees the
+// gradients flow; a click on a stepper button or a key stops it there. The picture zooms and pans
+// (zoomable, in _common.js).
+
+// Playing a backward run: at most STEP_MS per step and ANIMATION_MS in all (a long run takes several
+// steps per frame), so a short run is watchable and a long one does not keep the student waiting.
+const STEP_MS = 100;
+const ANIMATION_MS = 1500;
 
 const STEP_BUTTONS = [
   ["first", "«", "before backward (Home)"],
@@ -39,9 +48,12 @@ function graphPane(box, model) {
   }
   const label = el_("span", "tt-step-label");
   bar.appendChild(label);
+  const zoomBar = el_("span", "tt-zoom-bar");
+  bar.appendChild(zoomBar);
   const canvas = el_("div", "tt-canvas tt-graph-canvas");
   canvas.tabIndex = 0;                       // focusable: the arrow keys step
   box.append(bar, canvas);
+  const zoom = zoomable(canvas, zoomBar);
 
   let steps = [];
   let at = 0;                                // how many steps are applied
@@ -75,9 +87,35 @@ function graphPane(box, model) {
     if (current && at < steps.length) keepInView(canvas, current);
   }
 
+  // Play steps 0..n. requestAnimationFrame, not a timer: the browser skips it in a hidden tab.
+  let frame = 0;
+  function stopPlaying() {
+    if (frame) cancelAnimationFrame(frame);
+    frame = 0;
+    delete box.dataset.animating;
+  }
+  function play() {
+    stopPlaying();
+    const reduced = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    if (reduced || !steps.length) return show(steps.length);
+    const perStep = Math.min(STEP_MS, ANIMATION_MS / steps.length);
+    const start = performance.now();
+    box.dataset.animating = "1";
+    show(0);
+    const tick = (now) => {
+      const k = Math.min(steps.length, Math.floor((now - start) / perStep) + 1);
+      if (k !== at) show(k);
+      if (k < steps.length) frame = requestAnimationFrame(tick);
+      else stopPlaying();
+    };
+    frame = requestAnimationFrame(tick);
+  }
+
   function go(action) {
     const k = { first: 0, prev: at - 1, next: at + 1, last: steps.length }[action];
-    if (k !== undefined) show(k);
+    if (k === undefined) return;
+    stopPlaying();                           // the student takes over
+    show(k);
   }
 
   bar.addEventListener("click", (event) => {
@@ -94,10 +132,12 @@ function graphPane(box, model) {
     event.stopPropagation();                 // JupyterLab must not also move between cells
   });
 
-  // A new picture keeps the step the student is at; a new backward run (new steps) jumps to its end.
-  function draw(changed) {
+  // A new picture keeps the step the student is at; a new backward run (new steps) is played from the
+  // start. The first picture, drawn from the saved traits, opens at the end of its run.
+  function draw(changed, first) {
     if (changed.has("graph_svg")) {
-      setSvg(canvas, model.get("graph_svg"), "no graph yet: compute something from a tensor that requires grad");
+      zoom.replace(() => setSvg(canvas, model.get("graph_svg"),
+                                "no graph yet: compute something from a tensor that requires grad"));
       byId = new Map();
       for (const g of canvas.querySelectorAll("g[id]")) byId.set(g.id, g);
       lit.length = 0;
@@ -105,11 +145,15 @@ function graphPane(box, model) {
     if (changed.has("graph_steps")) {
       steps = model.get("graph_steps") || [];
       at = steps.length;
+      if (!first) return play();
     }
     show(at);
   }
-  draw(new Set(["graph_svg", "graph_steps"]));
-  return { traits: ["graph_svg", "graph_steps"], draw, byId: (id) => byId.get(id), canvas };
+  draw(new Set(["graph_svg", "graph_steps"]), true);
+  return {
+    traits: ["graph_svg", "graph_steps"], draw, byId: (id) => byId.get(id), canvas, zoom,
+    destroy() { stopPlaying(); zoom.destroy(); },
+  };
 }
 
 function mountGraph(el, model) {

@@ -6,6 +6,7 @@
 // Hovering an element lights (class tt-hot) its cell and every element of every view tied to that cell;
 // hovering a cell lights the elements that read it. A transpose reads the same cells in another order,
 // a slice skips some, an expanded (stride 0) dim reads one cell many times: the hover shows each of them.
+// The picture is fitted to the pane and zooms and pans (zoomable, in _common.js).
 
 // "SID/c" -> the cell and the elements tied to it. Built once per picture, so a hover costs only what it
 // lights, not a search through the whole picture.
@@ -37,9 +38,13 @@ function describeHovered(target) {
 }
 
 function storagePane(box, model) {
+  const bar = el_("div", "tt-toolbar");
   const readout = el_("div", "tt-readout", "hover an element or a storage cell");
+  const zoomBar = el_("span", "tt-zoom-bar");
+  bar.append(readout, zoomBar);
   const canvas = el_("div", "tt-canvas tt-storage-canvas");
-  box.append(readout, canvas);
+  box.append(bar, canvas);
+  const zoom = zoomable(canvas, zoomBar);
   const hot = lighter("tt-hot");
   let byCell = new Map();
   let hotKey = null;
@@ -65,11 +70,11 @@ function storagePane(box, model) {
 
   function draw() {
     unhover();
-    setSvg(canvas, model.get("storage_svg"), "no tensors to draw yet");
+    zoom.replace(() => setSvg(canvas, model.get("storage_svg"), "no tensors to draw yet"));
     byCell = indexStorageCells(canvas);
   }
   draw();
-  return { traits: ["storage_svg"], draw };
+  return { traits: ["storage_svg"], draw, destroy: zoom.destroy, zoom, canvas };
 }
 
 function mountStorage(el, model) {

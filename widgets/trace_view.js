@@ -6,6 +6,8 @@
 // sections. Clicking a row selects it (class tt-selected; a second click deselects) and dispatches a
 // bubbling CustomEvent "tt-select" on the widget root with detail {storages: [ids], node: "n.." | null,
 // row: i}; the explorer listens to it to light the tensors and the graph node the op belongs to.
+// The table fits its pane's width: long cells end in "…" (their tooltip has the whole text), and in a
+// narrow pane the strides, dtype and device columns are left out (the row's tooltip still has them).
 
 const TRACE_COLUMNS = ["op", "path", "shapes", "strides", "dtype", "device", "storages", "time", "count"];
 
@@ -91,12 +93,16 @@ function sectionRow(section) {
 function tracePane(box, model, root) {
   const canvas = el_("div", "tt-canvas tt-trace-canvas");
   const table = el_("table", "tt-trace-table");
+  // One <col> per column: the CSS gives the short columns a fixed width and shares the rest out, so the
+  // table always fits its pane (long cells end in "…") and ×count is never cut off.
+  const cols = el_("colgroup");
+  for (const c of TRACE_COLUMNS) cols.appendChild(el_("col", `tt-col-${c}`));
   const head = el_("thead");
   const headRow = el_("tr");
   for (const c of TRACE_COLUMNS) headRow.appendChild(el_("th", `tt-col-${c}`, c === "count" ? "×count" : c));
   head.appendChild(headRow);
   const body = el_("tbody");
-  table.append(head, body);
+  table.append(cols, head, body);
   const note = el_("div", "tt-note");
   canvas.appendChild(table);
   box.append(canvas, note);
@@ -112,6 +118,14 @@ function tracePane(box, model, root) {
       : { storages: [], node: null, row: null };
     root.dispatchEvent(new CustomEvent("tt-select", { bubbles: true, detail }));
   }
+
+  // A cell cut short by its column shows its whole text in the tooltip (above the row's own tooltip).
+  body.addEventListener("mouseover", (event) => {
+    const td = event.target.closest("td");
+    if (!td || td.classList.contains("tt-col-storages")) return;     // that one has its own tooltip
+    if (td.scrollWidth > td.clientWidth) td.title = `${td.textContent}\n\n${td.parentElement.title}`;
+    else td.removeAttribute("title");
+  });
 
   body.addEventListener("click", (event) => {
     const tr = event.target.closest("tr.tt-row");

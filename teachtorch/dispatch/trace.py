@@ -72,6 +72,8 @@ class DispatchEvent:
     backward_node_id: int | None = None  # that node's id, as autograd.graph.walk numbers it
     lower: list | None = None    # a trace that folds hops (the explorer's) lists here the (key, kernel,
                                  # duration_ns) of the hops that passed this call on, instead of events
+    repeats: int = 0             # a trace that folds loops as they run (the explorer's) counts here the
+    repeats_ns: int = 0          # later calls that repeated this one (same op and layouts), and their time
 
     @property
     def keyset(self):

@@ -13,9 +13,14 @@ Reading order:
     storage_diagram.py      renderer 1: tensors over their flat storage (sizes, strides, offset, views)
     graph_diagram.py        renderer 2: the autograd graph as Graphviz DOT, laid out by Graphviz's `dot`
     trace_table.py          renderer 3: the dispatch trace as a table, loops folded, and as text
+    names.py                names for tensors as the code names them: `x`, `x.t()`, `W.grad`, `0.weight`
+    live_trace.py           the recorder's dispatch trace: bounded; a loop's repeats are counted, not recorded
     recorder.py             the live part: listens to the core's events and decides when to redraw
     frontend.py             finds and assembles the browser code in the top-level widgets/ folder
     widgets.py              the Jupyter widgets (anywidget): StorageView, GraphView, TraceView, Explorer
+    monitor.py              TrainMonitor: loss and metric curves, per-layer norms, histograms, a confusion
+                            matrix and samples of a training run, live in a notebook (widgets/monitor.js)
+    monitor_static.py       the monitor's static copy, drawn with matplotlib
 
 The explorer is the top layer: it reads the core through documented interfaces (`dispatch.trace` events,
 `autograd.graph.walk` and `autograd.graph.listen`) and the core never imports it. The renderers need no
@@ -40,6 +45,9 @@ def __getattr__(name):
     if name in ("trace_rows", "trace_text", "trace_svg"):
         from . import trace_table
         return getattr(trace_table, name)
+    if name == "TrainMonitor":
+        from .monitor import TrainMonitor
+        return TrainMonitor
     if name == "Recorder":
         from .recorder import Recorder
         return Recorder

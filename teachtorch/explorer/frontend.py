@@ -8,6 +8,8 @@ one CSS text (`_css`). Our front end is a few plain script files, read in this o
     graph_view.js     graphPane / mountGraph: the graph SVG and the stepper through backward
     trace_view.js     tracePane / mountTrace: the trace table and row selection
     explorer.js       mountExplorer: the three panes together
+    monitor.js        mountMonitor: the TrainMonitor (monitor.py), curves, norms, histograms, ...
+                      (only in the monitor's module: the other widgets do not need it)
 
 A module cannot import its neighbours without a bundler (and npm, and a build step), so instead each file
 only defines functions, and esm_source() joins them and adds the single line that exports:
@@ -22,7 +24,10 @@ This module imports no Jupyter package: the browser tests use it without anywidg
 from pathlib import Path
 
 FILES = ["_common.js", "storage_view.js", "graph_view.js", "trace_view.js", "explorer.js"]
-MOUNT = {"storage": "mountStorage", "graph": "mountGraph", "trace": "mountTrace", "explorer": "mountExplorer"}
+MOUNT = {"storage": "mountStorage", "graph": "mountGraph", "trace": "mountTrace", "explorer": "mountExplorer",
+         "monitor": "mountMonitor"}
+EXTRA_FILES = {"monitor": ["monitor.js"]}        # read after FILES, for that kind only
+CSS_FILES = ["explorer.css", "monitor.css"]
 
 
 def widgets_dir():
@@ -35,14 +40,15 @@ def widgets_dir():
 
 
 def esm_source(kind):
-    """The ES module of one widget kind: "storage", "graph", "trace" or "explorer"."""
+    """The ES module of one widget kind: "storage", "graph", "trace", "explorer" or "monitor"."""
     if kind not in MOUNT:
         raise ValueError(f"unknown widget kind {kind!r}; expected one of {', '.join(MOUNT)}")
     folder = widgets_dir()
-    body = "\n".join(f"// ---- {name} ----\n" + (folder / name).read_text(encoding="utf-8") for name in FILES)
+    names = FILES + EXTRA_FILES.get(kind, [])
+    body = "\n".join(f"// ---- {name} ----\n" + (folder / name).read_text(encoding="utf-8") for name in names)
     return body + f"\nexport default {{ render({{ model, el }}) {{ return {MOUNT[kind]}(el, model); }} }};\n"
 
 
 def css_source():
-    """The styles of every widget (anywidget's `_css`)."""
-    return (widgets_dir() / "explorer.css").read_text(encoding="utf-8")
+    """The styles of every widget (anywidget's `_css`): explorer.css, then monitor.css."""
+    return "\n".join((widgets_dir() / name).read_text(encoding="utf-8") for name in CSS_FILES)

@@ -74,10 +74,6 @@ def _nid(node):
     return f"n{autograd_graph.node_id(node)}"
 
 
-def _edge_id(node, next_node, output_nr):
-    return f"e{autograd_graph.node_id(node)}_{autograd_graph.node_id(next_node)}_{output_nr}"
-
-
 class BackwardState:
     """What backward runs did, in order; use it as a listener: `with autograd.graph.listen(state): ...`.
 
@@ -87,29 +83,63 @@ class BackwardState:
     from several tensors at once is not part of the drawn graph, so its steps are left out."""
 
     def __init__(self):
-        self.steps = []
-        self.ran = set()              # ids of the nodes that ran: "n123"
-        self.flowed = {}              # edge id -> gradient shape (a list, or None for no gradient)
-        self.accumulated = set()      # ids of the AccumulateGrad nodes that updated a leaf's .grad
+        self._events = []             # what happened, as plain tuples: turned into steps when drawn
+        self._built = None            # (number of events, steps, ran, flowed, accumulated) last built
         self.finished = False
 
     def __call__(self, ev):
+        # Called for every event of the engine while a training loop runs: keep only ids and shapes here
+        # (no node, gradient or tensor is kept alive), and leave the dicts to when a picture is drawn.
         if isinstance(ev.node, GraphRoot):
             return
-        if ev.kind == "node_started":
-            self.ran.add(_nid(ev.node))
-            self.steps.append({"kind": "node", "id": _nid(ev.node), "name": clean(ev.node_name)})
-        elif ev.kind == "gradient":
-            edge = _edge_id(ev.node, ev.next_node, ev.output_nr)
-            shape = None if ev.grad is None else list(ev.grad.shape)
-            self.flowed[edge] = shape
-            self.steps.append({"kind": "gradient", "edge": edge, "from": _nid(ev.node),
-                               "to": _nid(ev.next_node), "shape": shape})
-        elif ev.kind == "accumulated" and ev.node is not None:
-            self.accumulated.add(_nid(ev.node))
-            self.steps.append({"kind": "accumulated", "id": _nid(ev.node), "leaf": f"t{id(ev.tensor)}"})
-        elif ev.kind == "backward_finished":
+        kind = ev.kind
+        if kind == "node_started":
+            self._events.append((kind, autograd_graph.node_id(ev.node), ev.node_name))
+        elif kind == "gradient":
+            self._events.append((kind, autograd_graph.node_id(ev.node), autograd_graph.node_id(ev.next_node),
+                                 ev.output_nr, None if ev.grad is None else tuple(ev.grad.shape)))
+        elif kind == "accumulated" and ev.node is not None:
+            self._events.append((kind, autograd_graph.node_id(ev.node), id(ev.tensor)))
+        elif kind == "backward_finished":
             self.finished = True
+
+    def _build(self):
+        if self._built is None or self._built[0] != len(self._events):
+            steps, ran, flowed, accumulated = [], set(), {}, set()
+            for e in self._events:
+                if e[0] == "node_started":
+                    ran.add(f"n{e[1]}")
+                    steps.append({"kind": "node", "id": f"n{e[1]}", "name": clean(e[2])})
+                elif e[0] == "gradient":
+                    edge = f"e{e[1]}_{e[2]}_{e[3]}"
+                    shape = None if e[4] is None else list(e[4])
+                    flowed[edge] = shape
+                    steps.append({"kind": "gradient", "edge": edge, "from": f"n{e[1]}", "to": f"n{e[2]}",
+                                  "shape": shape})
+                else:
+                    accumulated.add(f"n{e[1]}")
+                    steps.append({"kind": "accumulated", "id": f"n{e[1]}", "leaf": f"t{e[2]}"})
+            self._built = (len(self._events), steps, ran, flowed, accumulated)
+        return self._built
+
+    @property
+    def steps(self):
+        return self._build()[1]
+
+    @property
+    def ran(self):
+        """Ids of the nodes that ran: "n123"."""
+        return self._build()[2]
+
+    @property
+    def flowed(self):
+        """Edge id -> gradient shape (a list, or None for no gradient)."""
+        return self._build()[3]
+
+    @property
+    def accumulated(self):
+        """Ids of the AccumulateGrad nodes that updated a leaf's .grad."""
+        return self._build()[4]
 
 
 # ---- choosing and ordering the nodes --------------------------------------------------------------------
@@ -308,14 +338,44 @@ def _add_input_edges(dot, n, keep, flowed):
 def render_svg(dot_source, timeout=30):
     """Lay the graph out with Graphviz's dot and return the SVG.
 
+    A training loop draws the same graph every step, with new nodes: the same DOT but for the ids (Python's
+    id() of each node and tensor, long numbers). So the layout is kept for the DOT with its ids numbered in
+    order of appearance (`_canonical`), and a graph seen before costs a text substitution instead of a run
+    of dot (about 50 ms for a small MLP's step).
+
     Never raises: without dot, or when dot fails, takes more than `timeout` seconds, or writes something
     that is not valid XML, the picture says what went wrong and shows the DOT text instead."""
-    try:
-        return _run_dot(dot_source, timeout)
-    except _DotFailed as e:
-        return _fallback_svg(str(e), dot_source)
-    except Exception as e:                           # anything else: still a picture, never an exception
-        return _fallback_svg(f"Graphviz's dot could not draw this graph ({type(e).__name__}: {e})", dot_source)
+    canonical, ids = _canonical(dot_source)
+    svg = _LAYOUTS.get(canonical)
+    if svg is None:
+        try:
+            svg = _run_dot(canonical, timeout)
+        except _DotFailed as e:
+            return _fallback_svg(str(e), dot_source)
+        except Exception as e:                       # anything else: still a picture, never an exception
+            return _fallback_svg(f"Graphviz's dot could not draw this graph ({type(e).__name__}: {e})",
+                                 dot_source)
+        if len(_LAYOUTS) >= LAYOUTS_KEPT:
+            _LAYOUTS.pop(next(iter(_LAYOUTS)))       # the oldest layout goes
+        _LAYOUTS[canonical] = svg
+    return _PLACEHOLDER.sub(lambda m: ids[int(m.group(1))], svg)
+
+
+LAYOUTS_KEPT = 16
+_LAYOUTS = {}                    # canonical DOT -> its SVG, with placeholders for the ids
+_ID_NUMBER = re.compile(r"\d{9,}")     # id() numbers are addresses; no shape or label number is this long
+_PLACEHOLDER = re.compile(r"QZ(\d+)ZQ")
+
+
+def _canonical(dot_source):
+    """The DOT with each id number written QZ<k>ZQ, k in order of first appearance; and the numbers."""
+    ids = {}
+
+    def number(m):
+        k = ids.setdefault(m.group(), len(ids))
+        return f"QZ{k}ZQ"
+    canonical = _ID_NUMBER.sub(number, dot_source)
+    return canonical, list(ids)
 
 
 class _DotFailed(Exception):

@@ -22,10 +22,9 @@ may raise there: a picture that cannot be drawn (a name Graphviz rejects, a rend
 cannot be updated) is replaced by a short message, the trace pane's note says what went wrong, and the
 student's code goes on. `rec.errors` keeps the last few messages.
 
-**Small.** A training loop runs for a long time, so the live trace keeps little per op call and never grows
-past its window: one event per call (the hops that pass it on are noted in it), TensorInfos shared between
-the calls that see the same tensor unchanged, one copy of each repeated string, tuple and number, and the
-autograd engine's events as plain records of names and ids, which keep no node, gradient or tensor alive.
+**Small and cheap.** A training loop runs for a long time, so the live trace (live_trace.py) records a
+loop's body twice and then only counts its repeats, keeps little per recorded call and never grows past
+its window.
 
 The recorder knows nothing of Jupyter: `on_flush(snapshot, changed)` receives plain data (SVG strings and
 JSON-able rows), which the widgets (widgets.py) put into their synced traits. The benchmark and the tests
@@ -40,158 +39,27 @@ import weakref
 from .. import _tensor
 from ..autograd import graph as autograd_graph
 from ..dispatch import dispatcher
-from ..dispatch.trace import _KEY_NAMES, TensorInfo, trace as dispatch_trace
 from . import graph_diagram, names, storage_diagram, trace_table
+from .live_trace import _LiveTrace
 from .svg import Svg, clean
 
 Tensor = _tensor.Tensor
 
-SHARED_MAX = 2048        # values the live trace keeps one copy of (strings, tuples, ints), before starting over
-INFOS_MAX = 1024         # TensorInfos kept for reuse (the tensors seen most recently), before starting over
-SHORT_REPR = 64          # argument reprs longer than this are not worth sharing
-MAX_REPR = 200           # argument reprs are cut to this many characters (the table shows fewer)
 MAX_ERRORS = 5           # error messages kept in rec.errors
-
-
-BackwardRecord = collections.namedtuple(
-    "BackwardRecord", "kind node_name node_id next_node_id output_nr shape",
-    defaults=(None, None, None))
-BackwardRecord.__doc__ = """One event of the autograd engine as the live trace keeps it: names and ids only.
-
-kind and node_name as in autograd.graph.BackwardEvent; node_id is autograd.graph.node_id of its node (the
-root for backward_started / backward_finished); for "gradient": next_node_id, output_nr and the gradient's
-shape (None for no gradient); for "accumulated": the shape of the gradient added to the leaf's .grad."""
-
-
-class _BackwardLog(collections.deque):
-    """`trace.backward_events` of the live trace: the last `maxlen` engine events, each turned into a
-    BackwardRecord as it comes, so the window holds no nodes, gradients or tensors."""
-
-    def __init__(self, share, maxlen):
-        super().__init__(maxlen=maxlen)
-        self._share = share           # the trace's: one copy of each id, name and shape
-
-    def append(self, ev):
-        share, fields = self._share, ev.fields
-        grad, nxt = fields.get("grad"), fields.get("next_node")
-        super().append(BackwardRecord(
-            ev.kind, share(clean(ev.node_name)),
-            None if ev.node is None else share(autograd_graph.node_id(ev.node)),
-            None if nxt is None else share(autograd_graph.node_id(nxt)),
-            fields.get("output_nr"),
-            share(tuple(grad.shape)) if isinstance(grad, Tensor) else None))
-
-
-class _LiveTrace(dispatch_trace):
-    """The dispatch trace of the live view: bounded, cheaper, and it tells the recorder when a call ends.
-
-    Cheaper: when a kernel passes its call on to a lower key (AutogradCPU -> CPU), that hop makes no event
-    of its own; its (key, kernel, time) is noted in the call's first event (`ev.lower`). A training loop
-    makes about two and a half hops per op, so this halves what the live view keeps. And each event keeps
-    as little as it can (see `_describe` and `_compact`): the same data, shared where it repeats."""
-
-    def __init__(self, recorder, max_events):
-        super().__init__(on_event=self._compact, max_events=max_events)
-        self.recorder = recorder
-        self._keys = []               # the dispatch key of each hop now running
-        self._shared = {}             # value -> the one copy of it that events hold
-        self._infos = {}              # tensor name ("$3") -> the TensorInfo last recorded for it
-        self.backward_events = _BackwardLog(self._share, max_events)   # bounded too, names and ids only
-
-    def _share(self, value):
-        """The copy of `value` the trace already holds (an equal string, tuple or int), or this one."""
-        kept = self._shared.get(value)
-        if kept is None:
-            if len(self._shared) >= SHARED_MAX:
-                self._shared.clear()  # start over: bounded, and the values in use come back at once
-            self._shared[value] = kept = value
-        return kept
-
-    def _describe(self, a):
-        """As dispatch.trace's, but a tensor seen again unchanged (same name, layout, storage and version:
-        the output of one op is the input of the next; a parameter is used in every step) gets the same
-        TensorInfo, and repeated sizes, strides, devices and argument reprs are one shared object."""
-        if isinstance(a, Tensor):
-            name = self._name(a)
-            storage = a._storage
-            sizes, strides = self._share(tuple(a._sizes)), self._share(tuple(a._strides))
-            info = self._infos.get(name)
-            if (info is None or info.version != a._vc.value or info.storage_id != id(storage)
-                    or info.storage_offset != a._offset or info.sizes != sizes or info.strides != strides
-                    or info.dtype != a.dtype.name):
-                info = TensorInfo(name, sizes, strides, a._offset, a.dtype.name, self._share(str(storage.device)),
-                                  id(storage), a._vc.value)
-                if len(self._infos) >= INFOS_MAX:
-                    self._infos.clear()
-                self._infos[name] = info
-            return info
-        if isinstance(a, (list, tuple)) and any(isinstance(x, Tensor) for x in a):
-            return [self._describe(x) for x in a]
-        try:
-            text = repr(a)
-        except Exception:             # an argument whose repr fails must not fail the op
-            text = f"<{type(a).__name__} object>"
-        if len(text) > MAX_REPR:      # a long list as an argument: a bounded event all the same
-            text = text[:MAX_REPR - 1] + "…"
-        return self._share(text) if len(text) <= SHORT_REPR else text
-
-    def _compact(self, ev):
-        """Called as each hop ends (dispatch.trace's on_event): lists become tuples (smaller, and an empty
-        one is shared), the hops noted in `ev.lower` become (key, kernel, duration_ns) tuples, numbers that
-        repeat are shared."""
-        try:
-            ev.inputs = tuple(ev.inputs)
-            ev.outputs = tuple(ev.outputs)
-            ev.ks = self._share(ev.ks)
-            if ev.backward_node_id is not None:
-                ev.backward_node_id = self._share(ev.backward_node_id)
-            if ev.lower is not None:
-                ev.lower = tuple(tuple(note) for note in ev.lower)
-        except Exception:             # only memory is lost: the event is as dispatch.trace made it
-            pass
-
-    def hop(self, op, key, ks, args):
-        if self._ops and self._ops[-1] is op and key < self._keys[-1]:
-            return self._lower_hop(op, key, ks, args)
-        depth = len(self._keys)
-        try:
-            self._keys.append(key)
-            out = super().hop(op, key, ks, args)
-        finally:
-            del self._keys[depth:]        # back to the caller's depth, even after Ctrl-C (see _grad_mode.py)
-        if not self._stack:               # a call from user code (or from the autograd engine) just ended
-            self.recorder._after_call(op, args, out, self.backward_node is not None)   # never raises
-        return out
-
-    def _lower_hop(self, op, key, ks, args):
-        kernel = op.table[key]
-        first = self.events[self._stack[-1] - self.events[0].index]
-        if first.lower is None:
-            first.lower = []
-        note = [_KEY_NAMES.get(key, "Undefined"), dispatcher.kernel_name(kernel), 0]
-        first.lower.append(note)
-        depth = len(self._keys)
-        start = time.perf_counter_ns()
-        try:
-            self._keys.append(key)
-            return kernel(ks, *args)
-        finally:
-            del self._keys[depth:]
-            note[2] = time.perf_counter_ns() - start
 
 
 class Recorder:
     """Record the core's events and produce snapshots of the three pictures (see the module docstring)."""
 
     def __init__(self, on_flush=None, interval=0.05, budget=0.2, max_events=4000, max_rows=300,
-                 params=None, frame=None):
+                 params=None, frame=None, count_repeats=True):
         self.on_flush = on_flush
         self.interval, self.budget = interval, budget
         self.max_rows = max_rows
         self.params = params                  # names for parameters in the graph (a dict or a Module)
         self.frame = frame                    # the code being watched: its variables name tensors (names.py)
         self._names = {}                      # names.scope_names, as of the latest redraw
-        self.trace = _LiveTrace(self, max_events)
+        self.trace = _LiveTrace(self, max_events, count_repeats)
         self.backward = None                  # graph_diagram.BackwardState of the latest backward run
         self.snapshot = {"storage_svg": "", "graph_svg": "", "graph_dot": "", "graph_steps": [],
                          "trace_rows": [], "trace_note": ""}
@@ -402,6 +270,7 @@ class Recorder:
         self.snapshot["storage_svg"] = self._draw_storage()
 
     def _flush_trace(self):
+        self.trace._settle()
         rows = trace_table.trace_rows(self.trace.events, fold=True, max_rows=self.max_rows, repetition="last")
         self.snapshot["trace_rows"] = trace_table.rename(rows, self._renames())
 

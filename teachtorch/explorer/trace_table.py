@@ -239,17 +239,21 @@ def trace_rows(trace_or_events, fold=True, max_rows=500, repetition="first"):
     for start, period, times in runs:
         if len(rows) >= limit:
             break
+        folded = False
         for j in range(min(period, limit - len(rows))):
             shown = start + j + (period * (times - 1) if repetition == "last" else 0)
             row = _row(*groups[shown])
-            if times > 1:
-                row["count"] = times
-                row["fold"] = {"block": blocks, "len": period, "times": times, "position": j}
+            # a live trace counts the calls that repeated a recorded one without recording them (`repeats`)
+            firsts = [groups[start + r * period + j][0] for r in range(times)]
+            count = times + sum(e.repeats for e in firsts)
+            if count > 1:
+                folded = True
+                row["count"] = count
+                row["fold"] = {"block": blocks, "len": period, "times": count, "position": j}
                 # the folded row's time is the time of all its repetitions
-                row["time_us"] = round(sum(groups[start + r * period + j][0].duration_ns
-                                           for r in range(times)) / 1000, 1)
+                row["time_us"] = round(sum(e.duration_ns + e.repeats_ns for e in firsts) / 1000, 1)
             rows.append(row)
-        blocks += times > 1
+        blocks += folded
     _same_data_same_name(rows)
     if total > len(rows):
         rows.append(_note_row(total - len(rows)))

@@ -154,11 +154,21 @@ class Explorer(_View):
     trace_rows = traitlets.List([]).tag(sync=True)
     trace_note = traitlets.Unicode("").tag(sync=True)
 
-    def __init__(self, title="teachtorch explorer", params=None, display=True, **recorder_options):
+    def __init__(self, title="teachtorch explorer", params=None, display=True, monitor=False, **recorder_options):
         super().__init__(title=title)
         self.recorder = Recorder(on_flush=self._set, params=params, **recorder_options)
         self._display = display
         self._shown = None                # the handle of the output it displayed itself (display_id)
+        self.monitor = None               # a TrainMonitor of `params` (the model), shown below: explore(monitor=True)
+        if monitor:
+            from .monitor import TrainMonitor
+            self.monitor = TrainMonitor(params, display=False)
+
+    def log(self, step=None, **values):
+        """`monitor.log(...)` of the explorer's TrainMonitor (`explore(model, monitor=True)`)."""
+        if self.monitor is None:
+            raise RuntimeError("this explorer has no training monitor: open it with explore(model, monitor=True)")
+        self.monitor.log(step, **values)
 
     def show(self, *tensors, labels=None):
         """Draw these tensors in the storage pane (no arguments: the last op's tensors again), labelled as
@@ -174,6 +184,8 @@ class Explorer(_View):
             self.recorder.frame = sys._getframe(1)     # the code in the `with` block: its names name tensors
         if self._display:
             self._shown = _display(self)
+            if self.monitor is not None:
+                self.monitor._handle = _display(self.monitor)
         self.recorder.__enter__()
         return self
 
@@ -184,6 +196,8 @@ class Explorer(_View):
             # The output was made when the block began, with an empty static copy: replace it with the final
             # picture, which nbconvert, GitHub and a notebook reopened without its kernel then show.
             _refresh(self._shown, self)
+            if self.monitor is not None:
+                self.monitor.close()          # its final push, and its own output refreshed the same way
 
     def static_html(self):
         parts = [_figure("autograd graph", self.graph_svg), _figure("storage", self.storage_svg),
@@ -196,7 +210,10 @@ def explore(model=None, **options):
 
     `model` (a Module, or a dict {name: tensor}) names its parameters by their path (`0.weight`, `fc1.bias`)
     in every picture; tensors the code holds in variables are named by them (`x`, `W.grad`); the others by
-    their number in the trace (`$3`). `params=` is the older name of `model`."""
+    their number in the trace (`$3`). `params=` is the older name of `model`.
+
+    `monitor=True` adds a TrainMonitor of the model below the explorer: `ex.log(step, loss=loss)` draws the
+    curves, and the monitor shows the model's norms and histograms (monitor.py)."""
     if model is None:
         model = options.pop("params", None)
     return Explorer(params=model, **options)
