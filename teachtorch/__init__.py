@@ -44,13 +44,14 @@ result_type = _dtype.result_type
 __version__ = "0.1.0"
 
 
-def explore(**options):
-    """`with teachtorch.explore() as ex:` draws storage, autograd graph and dispatch trace live (teachtorch.explorer).
+def explore(model=None, **options):
+    """`with teachtorch.explore(model) as ex:` draws storage, autograd graph and dispatch trace live, with the
+    model's parameters named by their path (teachtorch.explorer.widgets.explore says more).
 
     The explorer is the layer above everything here; it is imported only when asked for, so the core never
     needs Jupyter."""
     from .explorer.widgets import explore as open_explorer
-    return open_explorer(**options)
+    return open_explorer(model, **options)
 
 
 # The layers above autograd: layers and losses, optimizers, data loading. They import the core, never the reverse.

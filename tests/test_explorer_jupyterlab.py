@@ -28,13 +28,19 @@ def artifacts_dir():
 CELL = """\
 import time
 import teachtorch as tt
-x = tt.ones(3, requires_grad=True)
-with tt.explore() as ex:
+from teachtorch import nn
+tt.manual_seed(0)
+model = nn.Sequential(nn.Linear(2, 8), nn.Tanh(), nn.Linear(8, 1))   # the teacher's 2-8-1 MLP
+opt = tt.optim.SGD(model.parameters(), lr=0.1)
+x, y = tt.randn(64, 2), tt.randn(64, 1)
+with tt.explore(model) as ex:
     for i in range(30):
-        y = (x * (i + 1)).exp().sum()
+        loss = nn.functional.mse_loss(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
         time.sleep(0.1)
-    y.backward()
-print("cell done", x.grad.shape)
+print("cell done", model[0].weight.grad.shape)
 """
 
 
@@ -172,12 +178,34 @@ def test_explorer_updates_while_the_cell_runs(jupyter_server, frontend, path):
         # several distinct pictures arrived while the cell was still running
         live = sorted({s for s, r in zip(seen, running) if r})
         assert len(live) >= 3, f"data-seq seen while running: {live}"
-        # the final picture: the graph with its nodes, the storage diagram and the trace table
+        # the final picture: the graph of the last step's loss, the storage diagram and the trace table
         widget = page.locator(".tt-widget.tt-explorer")
-        assert widget.locator("svg .node").count() >= 3
+        assert widget.locator("svg .node").count() >= 8
+        graph_text = widget.locator(".tt-graph-canvas").inner_text()
+        assert "MseLossBackward0" in graph_text and "0.weight" in graph_text and "2.bias" in graph_text
         assert widget.locator("svg.tt-storage .tt-elem").count() >= 1
-        assert widget.locator(".tt-trace-table .tt-row").count() >= 3
-        # the folded loop: mul, exp, sum repeated 30 times show up as rows counted x30
-        assert widget.locator(".tt-trace-table .tt-row[data-count='30']").count() >= 3
+        assert widget.locator(".tt-trace-table .tt-row").count() >= 10
+        # the folded loop: every call of a step shows up once, counted x30 (the first step's too)
+        assert widget.locator(".tt-trace-table .tt-row[data-count='30']").count() >= 10
+        # the stepper works on the last backward after the cell ended
+        label = widget.locator(".tt-step-label").inner_text()
+        assert label.startswith("step ") and not label.startswith("step 0 / 0"), label
+        # nothing is cut off at the right: every graph node and the xcount cells lie inside their panes, in
+        # a wide window and in a narrow one (the panes stack)
+        for width in (1400, 760):
+            page.set_viewport_size({"width": width, "height": 1000})
+            page.wait_for_timeout(800)
+            page.screenshot(path=str(artifacts_dir() / f"explorer_{frontend}_{width}.png"), full_page=True)
+            for pane, items in ((".tt-graph-canvas", "svg g.node"), (".tt-trace-canvas", "td.tt-col-count")):
+                canvas = widget.locator(pane)
+                box = canvas.bounding_box()
+                # in a narrow window the graph keeps its text legible and the pane pans instead: then every
+                # node must be within the pane's scrollable width
+                room = box["width"] if width == 1400 or "trace" in pane else canvas.evaluate("e => e.scrollWidth")
+                for item in widget.locator(f"{pane} {items}").all():
+                    b = item.bounding_box()
+                    # (3 px: a box's outline is drawn half outside Graphviz's bounding box)
+                    assert b["x"] >= box["x"] - 3 and b["x"] + b["width"] <= box["x"] + room + 3, \
+                        (width, pane, b, box)
         assert page.locator("text=IOPub message rate exceeded").count() == 0
         assert not [e for e in errors if "teachtorch" in e or "tt-" in e], errors

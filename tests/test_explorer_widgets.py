@@ -229,7 +229,7 @@ def test_tensors_are_named_as_the_code_names_them():
 
     model = tt.nn.Sequential(tt.nn.Linear(2, 8), tt.nn.Tanh(), tt.nn.Linear(8, 1))
     inputs, targets = tt.randn(16, 2), tt.randn(16, 1)
-    ex = explore(model, display=False)
+    ex = tt.explore(model, display=False)             # the documented way: pass the model
     with ex:
         for _ in range(3):
             loss = tt.nn.functional.mse_loss(model(inputs), targets)

@@ -31,6 +31,12 @@ function storageNamer() {
   };
 }
 
+// "84.1 µs", or "12.3 ms" from 1 ms on: a folded row's time is the sum of all its repeats.
+function formatTime(us) {
+  const t = Number(us);
+  return t >= 1000 ? `${(t / 1000).toFixed(1)} ms` : `${t.toFixed(1)} µs`;
+}
+
 function traceCells(row, nameOf) {
   const tensors = row.inputs.concat(row.outputs);
   return [
@@ -41,7 +47,7 @@ function traceCells(row, nameOf) {
     distinct(tensors.map((t) => t.dtype)),
     distinct(tensors.map((t) => t.device)),
     row.storages.map(nameOf).join(" "),
-    `${Number(row.time_us).toFixed(1)} µs`,
+    formatTime(row.time_us),
     row.count > 1 ? `×${row.count}` : "",
   ];
 }

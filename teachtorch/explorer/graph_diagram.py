@@ -276,7 +276,9 @@ def graph_dot(roots, params=None, state=None, max_nodes=400, show_saved=True, sa
                 and autograd_graph.node_id(t.grad_fn) in keep):
             drawn.add(id(t))
             oid = f"o{id(t)}"
-            dot.node(oid, _label(f"{_shape(t.shape)} {t.dtype.name}"), id=oid, **{"class": "tt-output"},
+            shape = f"{_shape(t.shape)} {t.dtype.name}"
+            label = _label(names[id(t)], shape) if id(t) in names else _label(shape)      # "loss", if named
+            dot.node(oid, label, id=oid, **{"class": "tt-output"},
                      fillcolor=COLOURS["output"])
             dot.edge(_nid(t.grad_fn), oid, id=f"r{id(t)}", **{"class": "tt-output-edge"})
     if not info.nodes:

@@ -281,7 +281,8 @@ class Recorder:
             op, args, out = self._last_call
             outs = out if isinstance(out, (tuple, list)) else (out,)
             ins = [t for t in args if isinstance(t, Tensor)]
-            tensors = ins + [t for t in outs if isinstance(t, Tensor)]
+            # an in-place op returns its `self`: each tensor is drawn once
+            tensors = list({id(t): t for t in ins + [t for t in outs if isinstance(t, Tensor)]}.values())
             if op is not None and len(args) == 1 and len(ins) == 1 and self._label(ins[0]) is not None:
                 # `x.t()`: the output of a one-argument op on a named tensor, written as the method call
                 name = dispatcher.python_name(op.name).split(".")[1]
