@@ -32,6 +32,12 @@ from teachtorch.explorer.trace_table import trace_rows, trace_svg
 
 NS = "{http://www.w3.org/2000/svg}"
 
+
+@pytest.fixture(autouse=True)
+def fresh_layouts(monkeypatch):
+    """Each test lays its graphs out anew: render_svg keeps layouts (a test that breaks dot must see it)."""
+    monkeypatch.setattr(graph_diagram, "_LAYOUTS", {})
+
 # Names Python allows anywhere (class names too: no NUL, no lone surrogate)
 CLASS_NAMES = ["c\x01\x1f", "del\x7f", "c1\x85\x9f", "nc\ufffe\uffff", "ent&nbsp;&#1;&#x1;&amp;&foo;", "<b>",
                'q\\"x\\', "tab\tnl\ncr\r", "<lambda>", "node"]

@@ -49,6 +49,7 @@ the student's code runs (the live explorer), and a picture must never break that
 import re
 import shutil
 import subprocess
+import threading
 import xml.etree.ElementTree as ET
 import zlib
 
@@ -90,16 +91,18 @@ class BackwardState:
     def __call__(self, ev):
         # Called for every event of the engine while a training loop runs: keep only ids and shapes here
         # (no node, gradient or tensor is kept alive), and leave the dicts to when a picture is drawn.
-        if isinstance(ev.node, GraphRoot):
-            return
         kind = ev.kind
+        if kind == "node_finished" or isinstance(ev.node, GraphRoot):
+            return
+        fields = ev.fields
         if kind == "node_started":
             self._events.append((kind, autograd_graph.node_id(ev.node), ev.node_name))
         elif kind == "gradient":
-            self._events.append((kind, autograd_graph.node_id(ev.node), autograd_graph.node_id(ev.next_node),
-                                 ev.output_nr, None if ev.grad is None else tuple(ev.grad.shape)))
+            grad = fields["grad"]
+            self._events.append((kind, autograd_graph.node_id(ev.node), autograd_graph.node_id(fields["next_node"]),
+                                 fields["output_nr"], None if grad is None else tuple(grad.shape)))
         elif kind == "accumulated" and ev.node is not None:
-            self._events.append((kind, autograd_graph.node_id(ev.node), id(ev.tensor)))
+            self._events.append((kind, autograd_graph.node_id(ev.node), id(fields["tensor"])))
         elif kind == "backward_finished":
             self.finished = True
 
@@ -337,7 +340,7 @@ def _add_input_edges(dot, n, keep, flowed):
 
 # ---- rendering ------------------------------------------------------------------------------------------
 
-def render_svg(dot_source, timeout=30):
+def render_svg(dot_source, timeout=30, wait=True):
     """Lay the graph out with Graphviz's dot and return the SVG.
 
     A training loop draws the same graph every step, with new nodes: the same DOT but for the ids (Python's
@@ -345,10 +348,17 @@ def render_svg(dot_source, timeout=30):
     order of appearance (`_canonical`), and a graph seen before costs a text substitution instead of a run
     of dot (about 50 ms for a small MLP's step).
 
+    `wait=False` (the live explorer, inside a training loop): a graph not laid out yet is laid out by a
+    thread, while dot runs in its own process on another core, and None is returned; a later call finds
+    the layout. The loop does not wait for Graphviz.
+
     Never raises: without dot, or when dot fails, takes more than `timeout` seconds, or writes something
     that is not valid XML, the picture says what went wrong and shows the DOT text instead."""
     canonical, ids = _canonical(dot_source)
     svg = _LAYOUTS.get(canonical)
+    if svg is None and not wait:
+        _lay_out_later(canonical, timeout)
+        return None
     if svg is None:
         try:
             svg = _run_dot(canonical, timeout)
@@ -357,14 +367,36 @@ def render_svg(dot_source, timeout=30):
         except Exception as e:                       # anything else: still a picture, never an exception
             return _fallback_svg(f"Graphviz's dot could not draw this graph ({type(e).__name__}: {e})",
                                  dot_source)
-        if len(_LAYOUTS) >= LAYOUTS_KEPT:
-            _LAYOUTS.pop(next(iter(_LAYOUTS)))       # the oldest layout goes
-        _LAYOUTS[canonical] = svg
+        _keep_layout(canonical, svg)
     return _PLACEHOLDER.sub(lambda m: ids[int(m.group(1))], svg)
+
+
+def _keep_layout(canonical, svg):
+    if len(_LAYOUTS) >= LAYOUTS_KEPT:
+        _LAYOUTS.pop(next(iter(_LAYOUTS)), None)     # the oldest layout goes
+    _LAYOUTS[canonical] = svg
+
+
+def _lay_out_later(canonical, timeout):
+    """Run dot for `canonical` on a thread (one at a time), keeping the layout when it succeeds; a failure is
+    left for a waiting render_svg to report."""
+    if _LAYING_OUT:
+        return
+    _LAYING_OUT.append(canonical)
+
+    def work():
+        try:
+            _keep_layout(canonical, _run_dot(canonical, timeout))
+        except Exception:
+            pass
+        finally:
+            _LAYING_OUT.clear()
+    threading.Thread(target=work, name="teachtorch-graphviz", daemon=True).start()
 
 
 LAYOUTS_KEPT = 16
 _LAYOUTS = {}                    # canonical DOT -> its SVG, with placeholders for the ids
+_LAYING_OUT = []                 # the canonical DOT a thread is laying out now (at most one)
 _ID_NUMBER = re.compile(r"\d{9,}")     # id() numbers are addresses; no shape or label number is this long
 _PLACEHOLDER = re.compile(r"QZ(\d+)ZQ")
 

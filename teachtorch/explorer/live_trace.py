@@ -168,7 +168,7 @@ class _LiveTrace(dispatch_trace):
             del self._keys[depth:]        # back to the caller's depth, even after Ctrl-C (see _grad_mode.py)
         if top:                           # a call from user code (or from the autograd engine) just ended
             first = self.events[0].index if self.events else index
-            self._note_recorded(self.events[index - first] if first <= index else None)
+            self._note_recorded(self.events[index - first] if first <= index else None, op, args, out)
             self.recorder._after_call(op, args, out, self.backward_node is not None)   # never raises
         return out
 
@@ -178,14 +178,18 @@ class _LiveTrace(dispatch_trace):
     # tensors: trace_table.signature) is only counted on that call's event (`repeats`), not described:
     # recording then costs a signature, not a description, per call, and the trace stops growing.
 
-    def _note_recorded(self, ev):
-        """A call was recorded in full: remember its signature; start counting if a body now repeats."""
+    def _note_recorded(self, ev, op, args, out):
+        """A call was recorded in full: remember its signature; start counting if a body now repeats.
+
+        `recent` holds, per call, (signature, op, node name, layouts of its inputs and of its outputs, its
+        recorded event): the signature finds loop bodies; the rest is what the next call is compared with,
+        taken from the tensors as they are (`_layouts`), cheaper than describing them."""
         if ev is None or ev.depth != 0 or not self.count_repeats:
             return
         self._settle()
         sig = trace_table.signature(ev)
         recent = self._recent
-        recent.append((sig, ev))
+        recent.append((sig, op, ev.backward_node, _layouts(args), None if out is None else _layouts(_as_tuple(out)), ev))
         # the longest body wins: a training step's body holds shorter repeats (t, t), which would soon break
         n = len(recent)
         for p in range(min(trace_table.MAX_PERIOD, n // 2), 0, -1):
@@ -194,27 +198,18 @@ class _LiveTrace(dispatch_trace):
                 return
 
     def _template_for(self, op, args):
-        """The recorded call this one would repeat, if its op, section and input layouts match; else None
-        (and counting stops)."""
-        sig, template = self._recent[-self._period]
+        """The `recent` entry of the call this one would repeat, if its op, section and input layouts
+        match; else None (and counting stops)."""
+        entry = self._recent[-self._period]
         node = self.backward_node
-        if (sig[1] == op.name and sig[2] == (None if node is None else type(node).__name__)
-                and sig[3] == self._layout_of(args)):
-            return template
+        if entry[1] is op and entry[2] == (None if node is None else type(node).__name__) \
+                and entry[3] == _layouts(args):
+            return entry
         self._period = 0
         self._settle()
         return None
 
-    def _layout_of(self, values):
-        """trace_table._layout of these arguments, computed from the tensors themselves."""
-        out = []
-        for v in values:
-            for t in (v if isinstance(v, (list, tuple)) else (v,)):
-                if isinstance(t, Tensor):
-                    out.append((tuple(t._sizes), tuple(t._strides), t.dtype.name, str(t._storage.device)))
-        return tuple(out)
-
-    def _repeat(self, template, op, key, ks, args):
+    def _repeat(self, entry, op, key, ks, args):
         """Run a call that repeats `template`, recording none of its hops; count it on the template, or,
         if its results differ after all (or it fails), record it as a call of its own."""
         start = time.perf_counter_ns()
@@ -231,13 +226,13 @@ class _LiveTrace(dispatch_trace):
             raise
         self._quiet -= 1
         took = time.perf_counter_ns() - start
-        sig = self._recent[-self._period][0]
-        if self._layout_of(out if isinstance(out, (tuple, list)) else (out,)) == sig[4]:
+        template = entry[5]
+        if _layouts(_as_tuple(out)) == entry[4]:
             template.repeats += 1
             template.repeats_ns += took
             node = self.backward_node
             self._latest[template.index] = (args, out, None if node is None else id(node))
-            self._recent.append((sig, template))
+            self._recent.append(entry)
         else:
             self._record_after(op, key, ks, args, out, took, None)
         self.recorder._after_call(op, args, out, self.backward_node is not None)   # never raises
@@ -262,7 +257,7 @@ class _LiveTrace(dispatch_trace):
         self._count += 1
         self.events.append(ev)
         self._compact(ev)
-        self._note_recorded(ev)
+        self._note_recorded(ev, op, args, out)
 
     def _settle(self):
         """Describe each counted call's event by its latest repetition (whose tensors the code still holds),
@@ -294,3 +289,19 @@ class _LiveTrace(dispatch_trace):
         finally:
             del self._keys[depth:]
             note[2] = time.perf_counter_ns() - start
+
+
+def _as_tuple(out):
+    return out if isinstance(out, (tuple, list)) else (out,)
+
+
+def _layouts(values):
+    """(sizes, strides, dtype, device) of each tensor among these values (inside lists too): what makes two
+    calls of one op the same call for folding, read straight from the tensors."""
+    out = []
+    for v in values:
+        if isinstance(v, Tensor):
+            out.append((v._sizes, v._strides, v.dtype, v._storage.device))
+        elif isinstance(v, (list, tuple)):
+            out.extend((t._sizes, t._strides, t.dtype, t._storage.device) for t in v if isinstance(t, Tensor))
+    return tuple(out)

@@ -33,6 +33,7 @@ use it without a notebook.
 
 import collections
 import gc
+import math
 import time
 import weakref
 
@@ -46,12 +47,17 @@ from .svg import Svg, clean
 Tensor = _tensor.Tensor
 
 MAX_ERRORS = 5           # error messages kept in rec.errors
+# The storage picture is the costliest to draw (an SVG element per value) and a training loop changes its
+# values every step: inside the loop it is redrawn at most every STORAGE_INTERVAL seconds, and it shows
+# at most an 8 x 12 corner of each tensor and 96 cells of each storage (StorageView shows more).
+STORAGE_INTERVAL = 0.25
+LIVE_STORAGE = {"max_rows": 8, "max_cols": 12, "max_cells": 96}
 
 
 class Recorder:
     """Record the core's events and produce snapshots of the three pictures (see the module docstring)."""
 
-    def __init__(self, on_flush=None, interval=0.05, budget=0.2, max_events=4000, max_rows=300,
+    def __init__(self, on_flush=None, interval=0.05, budget=0.1, max_events=4000, max_rows=300,
                  params=None, frame=None, count_repeats=True):
         self.on_flush = on_flush
         self.interval, self.budget = interval, budget
@@ -79,6 +85,8 @@ class Recorder:
         self._output_at = self._loss_at = self._backward_at = -1
         self._dirty = {"storage": True, "graph": True, "trace": True}
         self._due = 0.0
+        self._wait = True                     # does this redraw wait for Graphviz (see flush)?
+        self._storage_due = 0.0               # the storage pane's next redraw inside the loop
         self._listen = autograd_graph.listen(self._on_backward_event)
 
     # -- choosing what to draw --
@@ -151,22 +159,27 @@ class Recorder:
             self._last_call = (op, args, out)   # sorted out only when the storage pane is drawn
             outs = out if isinstance(out, (tuple, list)) else (out,)
             for t in outs:
-                if isinstance(t, Tensor) and t.grad_fn is not None:
+                if isinstance(t, Tensor) and t._grad_fn is not None:
                     # the graph follows the loss: once a one-element output has been seen, only the next
                     # one (the next step's loss) or a backward redraws it, so the picture stays still
                     # while a training step builds its graph op by op
-                    self._latest_output = weakref.ref(t)
-                    self._output_at = self._calls
-                    if t.numel() == 1:
+                    is_loss = math.prod(t._sizes) == 1
+                    if is_loss:
                         self._latest_loss = weakref.ref(t)
                         self._loss_at = self._calls
-                    if self._graph_of is None and (t.numel() == 1 or self._latest_loss is None):
+                    elif self._latest_loss is not None:
+                        continue              # (only a loss matters from now on)
+                    self._latest_output = weakref.ref(t)
+                    self._output_at = self._calls
+                    if self._graph_of is None:
                         self._dirty["graph"] = True
         self._dirty["trace"] = True
         self._dirty["storage"] = True         # values may have changed, in place
         self.maybe_flush()
 
     def _note_backward_event(self, ev):
+        if ev.kind == "node_finished":        # (nothing drawn comes from it; the most frequent event)
+            return
         if ev.kind == "backward_started":
             self._backward_root = ev.root
             self._backward_at = self._calls
@@ -180,17 +193,24 @@ class Recorder:
     # -- drawing --
     def maybe_flush(self):
         if time.perf_counter() >= self._due:
-            self.flush()
+            self.flush(wait=False)
 
-    def flush(self):
+    def flush(self, wait=True):
         """Redraw what changed, hand the snapshot to on_flush, and decide when the next redraw may come.
+
+        The redraws due while the code runs (maybe_flush) do not wait for Graphviz to lay out a graph it
+        has not seen (graph_diagram.render_svg): that graph comes with a later redraw. A redraw asked for
+        (this method; the last one, as the block ends) waits.
 
         Never raises: a pane that cannot be drawn shows a message instead (_draw_failure), the trace
         note says why, and the other panes are drawn as usual."""
+        self._wait = wait
         try:
             self._flush()
         except Exception as e:                # a bug here must not break the student's code either
             self._error("the explorer could not redraw", e)
+        finally:
+            self._wait = True
 
     def _flush(self):
         start = time.perf_counter()
@@ -201,22 +221,27 @@ class Recorder:
             self._names = {}
             self._error("the explorer could not read the names of your tensors", e)
         failed_before = dict(self._failed)
+        trace_was_dirty = self._dirty["trace"]
+        slow = not self._wait and start < self._storage_due   # (the storage pane redraws less often)
         for pane, draw, traits in (("storage", self._flush_storage, ["storage_svg"]),
                                    ("graph", self._draw_graph, ["graph_svg", "graph_dot", "graph_steps"]),
                                    ("trace", self._flush_trace, ["trace_rows"])):
-            if not self._dirty[pane]:
+            if not self._dirty[pane] or (pane == "storage" and slow):
                 continue
+            self._dirty[pane] = False
             try:
-                draw()
+                if draw() is False:           # not ready yet (a graph Graphviz is laying out): next time
+                    self._dirty[pane] = True
+                    continue
                 self._failed.pop(pane, None)
             except Exception as e:
                 self._failed[pane] = self._error(f"the {pane} pane could not be drawn", e)
                 self._draw_failure(pane, self._failed[pane])
+                self._dirty[pane] = True      # a failed pane: try again
             changed += traits
-        if self._dirty["trace"] or self._failed != failed_before:
+        if trace_was_dirty or self._failed != failed_before:
             self.snapshot["trace_note"] = self._trace_note()
             changed.append("trace_note")
-        self._dirty = {pane: pane in self._failed for pane in self._dirty}     # a failed pane: try again
         self.flushes += 1
         self._push(list(dict.fromkeys(self._unsent + changed)))
         cost = time.perf_counter() - start
@@ -268,6 +293,7 @@ class Recorder:
 
     def _flush_storage(self):
         self.snapshot["storage_svg"] = self._draw_storage()
+        self._storage_due = time.perf_counter() + STORAGE_INTERVAL
 
     def _flush_trace(self):
         self.trace._settle()
@@ -291,7 +317,7 @@ class Recorder:
             return ""
         labels = [(given[k] if k < len(given) else None) or self._label(t) or derived.get(id(t))
                   or self._trace_name(t) for k, t in enumerate(tensors)]
-        return storage_diagram.storage_svg(*tensors, labels=labels)
+        return storage_diagram.storage_svg(*tensors, labels=labels, **LIVE_STORAGE)
 
     def _label(self, t):
         """The name the watched code has for `t` (a variable, its .grad, a parameter path), or None."""
@@ -336,8 +362,11 @@ class Recorder:
             return
         leaves = {name: t for t, name in self._names.values()}       # leaves named as the code names them
         dot = graph_diagram.graph_dot(roots, params=leaves, state=state)
+        svg = graph_diagram.render_svg(dot, wait=self._wait)           # never raises: says what went wrong
+        if svg is None:                       # Graphviz is laying a new graph out, off the loop: next time
+            return False
         self.snapshot["graph_dot"] = dot
-        self.snapshot["graph_svg"] = graph_diagram.render_svg(dot)      # never raises: says what went wrong
+        self.snapshot["graph_svg"] = svg
         self.snapshot["graph_steps"] = list(state.steps) if state is not None else []
 
     def _trace_note(self):
