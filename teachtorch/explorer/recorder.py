@@ -11,9 +11,9 @@ now running) and the steps backward has taken.
 
 **When to redraw.** Redrawing after every op would swamp the notebook: the Jupyter server drops widget
 messages above about 1,000 a second, and drawing costs far more than a small op. So the recorder redraws
-at most every `interval` seconds (0.05 s: about 20 pictures a second) and, after a redraw that took `c`
+at most every `interval` seconds (0.1 s: about 10 pictures a second) and, after a redraw that took `c`
 seconds, waits at least `c / budget` before the next one, so drawing never takes more than `budget` of the
-time (a fifth by default) however large the pictures get. It always redraws on leaving the `with` block,
+time (a tenth by default) however large the pictures get. It always redraws on leaving the `with` block,
 so the last picture is the final state. It only redraws between op calls from your code (never halfway
 through an op), and only the parts that changed.
 
@@ -57,7 +57,7 @@ LIVE_STORAGE = {"max_rows": 8, "max_cols": 12, "max_cells": 96}
 class Recorder:
     """Record the core's events and produce snapshots of the three pictures (see the module docstring)."""
 
-    def __init__(self, on_flush=None, interval=0.05, budget=0.1, max_events=4000, max_rows=300,
+    def __init__(self, on_flush=None, interval=0.1, budget=0.1, max_events=4000, max_rows=300,
                  params=None, frame=None, count_repeats=True):
         self.on_flush = on_flush
         self.interval, self.budget = interval, budget
