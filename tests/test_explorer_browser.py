@@ -436,6 +436,28 @@ def test_explorer_lights_storages_and_node_and_follows_pushes(open_widget, artif
     assert page.locator(".tt-title").text_content() == "after the loop"
 
 
+def test_a_row_whose_tensors_are_not_drawn_asks_the_kernel_then_lights_them(open_widget):
+    """The teacher's "row 9: 2 storages, 0 drawn": the explorer asks the kernel to draw the row (once), and
+    lights the row's storages when the new picture arrives."""
+    x, traits = explorer_traits()
+    rows = traits["trace_rows"]
+    other = tt.arange(5.)
+    traits["storage_svg"] = storage_svg(other, labels=["other"])       # x's storage is not drawn
+    w = open_widget("explorer", traits, width=1400, height=1000)
+    page = w.page
+    sid_x = str(id(x.untyped_storage()))
+    fwd = next(i for i, r in enumerate(rows) if r["section"] == "forward" and sid_x in r["storages"])
+    page.click(f"tr.tt-row[data-row='{fwd}']")
+    assert page.evaluate("window.__model.sent") == [{"event": "show_row", "row": fwd}]
+    assert "asked the kernel" in page.locator(".tt-status").text_content()
+    w.set("storage_svg", storage_svg(x, x.t(), labels=["x", "x.t()"]))   # what the kernel sends back
+    assert sorted(w.attrs("g.tt-view.tt-lit", "data-view")) == ["0", "1"]
+    assert "asked the kernel" not in page.locator(".tt-status").text_content()
+    page.click(f"tr.tt-row[data-row='{fwd}']")                          # deselect, select again: drawn now
+    page.click(f"tr.tt-row[data-row='{fwd}']")
+    assert page.evaluate("window.__model.sent") == [{"event": "show_row", "row": fwd}]     # asked only once
+
+
 def box_of(w, name):
     return w.page.locator(f".tt-box-{name}").bounding_box()
 

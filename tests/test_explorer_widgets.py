@@ -299,3 +299,28 @@ def test_the_loop_does_not_wait_for_graphviz(monkeypatch):
         took = time.perf_counter() - start
     assert during == "" and took < 0.4
     assert "SumBackward0" in rec.snapshot["graph_svg"] and rec.snapshot["graph_steps"]
+
+
+def test_a_row_click_draws_the_rows_tensors_and_node():
+    """The front end asks for a row whose tensors or node are not drawn ({"event": "show_row", "row": i}):
+    the storage pane then draws that row's tensors and a forward row's output node is in the graph."""
+    import re
+    w = tt.ones(3, requires_grad=True)
+    ex = explore({"w": w}, display=False)
+    with ex:
+        a = w * 2
+        b = a.exp()
+        loss = b.sum()
+        tt.full((2,), 3.0) * 2                     # tensors freed at once
+        c = tt.arange(4.)                          # the last op: the storage pane shows c
+    rows = ex.trace_rows
+    i = next(k for k, r in enumerate(rows) if r["op"] == "aten.mul.Tensor")
+    assert rows[i]["node_id"] == f"n{id(a.grad_fn)}"
+    assert f'data-storage="{id(w._storage)}"' not in ex.storage_svg
+    ex._on_front_end_msg(ex, {"event": "show_row", "row": i}, [])
+    assert re.findall(r'data-label="([^"]*)"', ex.storage_svg) == ["w", "a"]
+    assert all(f'data-storage="{s}"' in ex.storage_svg for s in rows[i]["storages"])
+    assert f'id="{rows[i]["node_id"]}"' in ex.graph_svg
+    gone = next(k for k, r in enumerate(rows) if r["op"] == "aten.full.default")
+    ex._on_front_end_msg(ex, {"event": "show_row", "row": gone}, [])   # a row whose tensors were freed
+    assert ex.trace_note == f"the tensors of row {gone} are gone (freed): nothing to draw"

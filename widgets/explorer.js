@@ -3,8 +3,11 @@
 // narrow one (explorer.css).
 //
 // The panes are tied together by the trace: clicking a row (a "tt-select" event from the trace pane)
-// lights, with class tt-lit, every view and storage cell of the storages the op touched and, for a
-// backward op, the graph node it ran for. A status line says what was lit, and what is not drawn.
+// lights, with class tt-lit, every view and storage cell of the storages the op touched and its graph
+// node (the node a backward op ran for; a forward op's output's grad_fn). When they are not drawn, the
+// explorer asks the kernel to draw them: a message {event: "show_row", row} (widgets.py Explorer); the
+// new pictures then arrive as usual and are lit. A kernel busy running a cell answers when the cell ends.
+// A status line says what was lit, and what is not drawn.
 
 const EXPLORER_PANES = [
   ["graph", "autograd graph", graphPane],
@@ -30,6 +33,7 @@ function mountExplorer(el, model) {
 
   const lit = lighter("tt-lit");
   let selection = null;                      // the detail of the last tt-select, while a row is selected
+  let asked = null;                          // the row the kernel was last asked to draw
 
   function lightSelection() {
     lit.clear();
@@ -51,12 +55,19 @@ function mountExplorer(el, model) {
       keepInView(panes.graph.canvas, node);
     }
     const n = selection.storages.length;
+    const missing = drawn < n || (selection.node && !node);
+    if (missing && asked !== selection.row) {
+      asked = selection.row;                 // once per row: the kernel may not be able to (tensors freed)
+      model.send({ event: "show_row", row: selection.row });
+    }
     status.textContent = `row ${selection.row}: ${n} storage${n === 1 ? "" : "s"}, ${drawn} drawn in the storage pane` +
-      (selection.node ? `; graph node ${node ? "lit" : "not drawn"}` : "");
+      (selection.node ? `; graph node ${node ? "lit" : "not drawn"}` : "") +
+      (missing && asked === selection.row ? " (asked the kernel to draw them)" : "");
   }
 
   root.addEventListener("tt-select", (event) => {
     selection = event.detail.row === null ? null : event.detail;
+    if (!selection) asked = null;
     lightSelection();
   });
 

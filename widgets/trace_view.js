@@ -72,7 +72,8 @@ function traceRow(rows, i, nameOf) {
   tr.dataset.section = row.section;
   tr.dataset.count = String(row.count);
   tr.dataset.storages = row.storages.join(" ");
-  if (row.backward_node_id) tr.dataset.node = row.backward_node_id;
+  const node = row.backward_node_id || row.node_id;    // backward: the node it ran for; forward: the output's
+  if (node) tr.dataset.node = node;
   if (row.fold) {
     // The rows of one folded loop body are bracketed together.
     tr.classList.add("tt-folded");

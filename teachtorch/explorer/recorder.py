@@ -77,6 +77,7 @@ class Recorder:
         self._shown = None                    # tensors passed to show(); None: the last op's tensors
         self._shown_labels = None             # and how the call to show() wrote them
         self._last_call = (None, (), None)    # the last forward op, its arguments and result (until the next)
+        self._row_tensors = []                # weak references to the tensors of each trace row drawn
         self._graph_of = None                 # tensors passed to graph(); None: follow the latest output
         self._latest_output = None            # weak reference to the latest output that has a grad_fn
         self._latest_loss = None              # and to the latest such output with one element (a loss)
@@ -298,7 +299,41 @@ class Recorder:
     def _flush_trace(self):
         self.trace._settle()
         rows = trace_table.trace_rows(self.trace.events, fold=True, max_rows=self.max_rows, repetition="last")
+        # each row's tensors, while they live (show_row draws them), and a forward row's node: its output's
+        # grad_fn, which a row click lights in the graph
+        alive = {name: ref for ref, name in list(self.trace._names.values())}
+        self._row_tensors = []
+        for row in rows:
+            refs = [alive[t["name"]] for t in row["inputs"] + row["outputs"] if t["name"] in alive]
+            self._row_tensors.append(refs)
+            if row["section"] == "forward":
+                for ref in refs[len(row["inputs"]):]:
+                    t = ref()
+                    if t is not None and t.grad_fn is not None:
+                        row["node_id"] = f"n{autograd_graph.node_id(t.grad_fn)}"
+                        break
         self.snapshot["trace_rows"] = trace_table.rename(rows, self._renames())
+
+    def show_row(self, i):
+        """Draw the tensors of trace row `i` in the storage pane, and for a forward row whose node the graph
+        does not show, the graph of its output (what a row click asks for when they are not drawn)."""
+        refs = self._row_tensors[i] if isinstance(i, int) and 0 <= i < len(self._row_tensors) else []
+        tensors = list({id(t): t for t in (ref() for ref in refs) if t is not None}.values())
+        if not tensors:
+            self._failed["row"] = f"the tensors of row {i} are gone (freed): nothing to draw"
+            self._dirty["trace"] = True
+            self.flush()
+            return
+        self._failed.pop("row", None)
+        row = self.snapshot["trace_rows"][i]
+        node = row.get("node_id")
+        if node and f'id="{node}"' not in self.snapshot["graph_svg"]:
+            outs = [t for t in tensors if t.grad_fn is not None and f"n{autograd_graph.node_id(t.grad_fn)}" == node]
+            self._graph_of = outs[:1] or None
+            self._dirty["graph"] = True
+        self._shown, self._shown_labels = tensors, None
+        self._dirty["storage"] = True
+        self.flush()
 
     def _draw_storage(self):
         tensors, given = self._shown, self._shown_labels or []

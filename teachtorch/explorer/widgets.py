@@ -159,10 +159,16 @@ class Explorer(_View):
         self.recorder = Recorder(on_flush=self._set, params=params, **recorder_options)
         self._display = display
         self._shown = None                # the handle of the output it displayed itself (display_id)
+        self.on_msg(self._on_front_end_msg)
         self.monitor = None               # a TrainMonitor of `params` (the model), shown below: explore(monitor=True)
         if monitor:
             from .monitor import TrainMonitor
             self.monitor = TrainMonitor(params, display=False)
+
+    def _on_front_end_msg(self, widget, content, buffers):
+        """A row click whose tensors or node are not drawn (widgets/explorer.js) asks for them."""
+        if isinstance(content, dict) and content.get("event") == "show_row":
+            self.recorder.show_row(content.get("row"))
 
     def log(self, step=None, **values):
         """`monitor.log(...)` of the explorer's TrainMonitor (`explore(model, monitor=True)`)."""
