@@ -31,3 +31,19 @@ def test_lesson_runs_in_a_kernel_and_exports_its_pictures(tmp_path):
         assert f'class="{cls}' in html or f"class='{cls}" in html
     assert "aten.mul.Tensor" in html            # the trace text printed by the lesson
     assert "no ops traced" not in html          # the export shows the explorer's final picture
+
+
+def test_a_widget_updated_later_saves_its_final_picture(tmp_path):
+    """A StorageView shown in one cell and updated in a later one: the saved output (what nbconvert and
+    GitHub show) is the updated picture, in the cell where the widget is."""
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("import teachtorch as tt\nfrom teachtorch.explorer import StorageView\n"
+                                  "v = StorageView(tt.ones(2), title='v')\nv"),
+        nbformat.v4.new_code_cell("v.update(tt.arange(7.))"),
+    ])
+    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}},
+                   store_widget_state=False).execute()
+    outputs = nb.cells[0].outputs
+    assert len(outputs) == 1 and not nb.cells[1].outputs
+    static = outputs[0]["data"]["text/html"]
+    assert static.count("tt-elem") == 7 and "application/vnd.jupyter.widget-view+json" in outputs[0]["data"]

@@ -60,6 +60,38 @@ class _View(anywidget.AnyWidget):
         data["text/html"] = self.static_html()
         return data, metadata
 
+    # The static copy is made when the widget is displayed. So that a notebook saves the picture as it is
+    # at the end (after `.update(...)`, or when the explorer's block ends), each output the widget is shown
+    # in gets a display id (IPython's display handles), and `_refresh_static` rewrites those outputs.
+    _handles = ()
+
+    def _ipython_display_(self):
+        self._show()
+
+    def _show(self):
+        """Display this widget (in a notebook kernel), keeping a handle to its output."""
+        try:
+            from IPython import get_ipython
+            from IPython.display import display
+        except ImportError:
+            return None
+        if get_ipython() is None:
+            return None
+        data, metadata = self._repr_mimebundle_()
+        handle = display(data, metadata=metadata, raw=True, display_id=True)
+        self._handles = [*self._handles, handle]
+        return handle
+
+    def _refresh_static(self):
+        """Rewrite every output this widget was shown in with its current picture; never raises (it runs as
+        a `with` block ends, where an error would hide the student's own)."""
+        for handle in self._handles:
+            try:
+                data, metadata = self._repr_mimebundle_()
+                handle.update(data, metadata=metadata, raw=True)
+            except Exception:
+                pass
+
     def _set(self, snapshot, names):
         """Set several traits in one message, and count the flush."""
         with self.hold_sync():
@@ -85,6 +117,7 @@ class StorageView(_View):
         """Draw these tensors; `labels` default to the argument texts of this call (`x`, `x.t()`)."""
         options = dict(self._options, labels=labels or self._options.get("labels") or _argument_texts(len(tensors)))
         self._set({"storage_svg": storage_diagram.storage_svg(*tensors, **options)}, ["storage_svg"])
+        self._refresh_static()
 
     def static_html(self):
         return _figure(self.title, self.storage_svg)
@@ -109,6 +142,7 @@ class GraphView(_View):
         self._set({"graph_dot": dot, "graph_svg": graph_diagram.render_svg(dot),
                    "graph_steps": list(state.steps) if state is not None else []},
                   ["graph_dot", "graph_svg", "graph_steps"])
+        self._refresh_static()
 
     def backward(self, loss, **backward_kwargs):
         """Run `loss.backward(...)` while watching it, then draw the graph with the steps it took."""
@@ -138,6 +172,7 @@ class TraceView(_View):
     def update(self, trace):
         rows = trace_table.trace_rows(trace, fold=True, max_rows=self._max_rows)
         self._set({"trace_rows": rows, "trace_note": ""}, ["trace_rows", "trace_note"])
+        self._refresh_static()
 
     def static_html(self):
         return _figure(self.title, trace_table.trace_svg(self.trace_rows))
@@ -158,7 +193,6 @@ class Explorer(_View):
         super().__init__(title=title)
         self.recorder = Recorder(on_flush=self._set, params=params, **recorder_options)
         self._display = display
-        self._shown = None                # the handle of the output it displayed itself (display_id)
         self.on_msg(self._on_front_end_msg)
         self.monitor = None               # a TrainMonitor of `params` (the model), shown below: explore(monitor=True)
         if monitor:
@@ -189,7 +223,7 @@ class Explorer(_View):
         if self.recorder.frame is None:
             self.recorder.frame = sys._getframe(1)     # the code in the `with` block: its names name tensors
         if self._display:
-            self._shown = _display(self)
+            self._show()
             if self.monitor is not None:
                 self.monitor._handle = _display(self.monitor)
         self.recorder.__enter__()
@@ -201,7 +235,7 @@ class Explorer(_View):
         finally:
             # The output was made when the block began, with an empty static copy: replace it with the final
             # picture, which nbconvert, GitHub and a notebook reopened without its kernel then show.
-            _refresh(self._shown, self)
+            self._refresh_static()
             if self.monitor is not None:
                 self.monitor.close()          # its final push, and its own output refreshed the same way
 
@@ -248,14 +282,3 @@ def _display(widget):
     if get_ipython() is not None:
         return display(widget, display_id=True)
     return None
-
-
-def _refresh(handle, widget):
-    """Update a displayed output to the widget's current state (its static copy included); never raises: it
-    runs as a `with` block ends, where an error would hide the student's own."""
-    if handle is None:
-        return
-    try:
-        handle.update(widget)
-    except Exception:
-        pass
