@@ -28,7 +28,7 @@ LAYERS = [
     {"autograd"},                                   # derivatives, the graph, the engine
     {"nn", "optim", "utils", "datasets", "serialization", "_checkpoint_tree", "amp", "cuda", "accelerator",
      "distributed", "_compile", "sparse", "onnx", "ao", "quantization"},
-    {"explorer", "testing", "run", "_torch_alias"},  # what watches or drives the layers below
+    {"explorer", "testing", "run", "_torch_alias", "exercises"},  # what watches or drives the layers below
     {"__init__"},                                   # the package: imports everything
 ]
 LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}
