@@ -21,7 +21,7 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # The page JupyterLab opens on: the course's first lesson, in the student's copy.
 LAB_START ?= lessons/00_start.py
 
-.PHONY: test test-fake-cuda gpu-check lab lab-reset work bench clean graphviz system-deps constraints
+.PHONY: test test-fake-cuda gpu-check lab lab-reset work course bench clean graphviz system-deps constraints
 
 # Run the test suite (2 xdist workers); make fails when pytest fails. The explorer's tests need the lab tools,
 # Graphviz and a Chromium for the browser tests (installed with apt-get when run as root).
@@ -56,6 +56,12 @@ work:
 	  mkdir -p "work/$$(dirname "$$f")"; \
 	  [ -e "work/$$f" ] || cp "$$f" "work/$$f"; \
 	done
+
+# The course's notebooks, from each lesson's one source (teachtorch/exercises/course.py): build/course/student/
+# (each solution replaced by a stub that raises NotImplementedError) and build/course/teacher/ (solutions in,
+# teacher mode on), as jupytext .py and as .ipynb.
+course: $(VENV)/.stamp-lab
+	$(PY) -m teachtorch.exercises.course lessons build/course
 
 # Put one lesson of your copy back as it was shipped; your version is kept in work/.backup/.
 lab-reset:
