@@ -75,6 +75,8 @@ def test_a_built_lesson_runs_as_teacher_and_as_student(tmp_path):
     teacher = nbformat.read(tmp_path / "build" / "teacher" / "01_tiny.ipynb", as_version=4)
     student = nbformat.read(tmp_path / "build" / "student" / "01_tiny.ipynb", as_version=4)
     assert "teacher_mode(True)" in teacher.cells[1].source and "teacher_mode" not in student.cells[1].source
+    # each .ipynb stands alone: no jupytext pairing that JupyterLab would refuse to open it by
+    assert "formats" not in teacher.metadata.get("jupytext", {}) and "formats" not in student.metadata.get("jupytext", {})
     taught = _run(teacher, tmp_path)
     assert "passed\n" in taught and "✓ L01.index_to_offset: passed" in taught
     learning = _run(student, tmp_path)

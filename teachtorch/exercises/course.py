@@ -23,12 +23,13 @@ The markers are nbgrader's own, so a teacher can also give the sources to nbgrad
         -> build/course/student/NN_name.py and .ipynb, build/course/teacher/NN_name.py and .ipynb
 """
 
+import copy
 import sys
 from pathlib import Path
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 STUB = 'raise NotImplementedError("your turn: write this, then run the check below it")'
-TEACHER_CELL = "import teachtorch.exercises\nteachtorch.exercises.teacher_mode(True)   # the teacher's copy: solution() answers"
+TEACHER_CELL = "import teachtorch.exercises\nteacher = teachtorch.exercises.teacher_mode(True)   # the teacher's copy: solution() answers"
 
 
 def solution_blocks(text):
@@ -91,7 +92,11 @@ def build(source_dir, out_dir):
             folder = out_dir / kind
             folder.mkdir(parents=True, exist_ok=True)
             jupytext.write(nb, folder / src.name, fmt="py:percent")
-            jupytext.write(nb, folder / (src.stem + ".ipynb"))
+            # the .ipynb stands alone: the source's "formats: py:percent" would make JupyterLab's jupytext
+            # refuse to open it ("matches none of the export formats")
+            alone = copy.deepcopy(nb)
+            alone.metadata.get("jupytext", {}).pop("formats", None)
+            jupytext.write(alone, folder / (src.stem + ".ipynb"))
             written.append(folder / src.name)
     return written
 
