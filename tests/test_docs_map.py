@@ -5,7 +5,7 @@ The lessons, README, CONTRIBUTING and docs/ send readers into the source ("`reco
 that was left behind, and lists every stale one at once, as `file:line: what is missing`.
 
 What is read
-    documents  README.md, CONTRIBUTING.md, docs/*.md, widgets/README.md, slides/**: the whole text;
+    documents  README.md, CONTRIBUTING.md, docs/*.md, widgets/README.md, lessons/*.md, slides/**: the whole text;
     sources    lessons/*.py, examples/*.py, bench/*.py, teachtorch/**/*.py: comments and docstrings only (a
                lesson's markdown cells are comments); code and other strings are not read.
 
@@ -89,6 +89,7 @@ def documents(root):
     """The prose files: read whole."""
     found = [root / "README.md", root / "CONTRIBUTING.md", root / "widgets" / "README.md"]
     found += sorted((root / "docs").glob("*.md"))
+    found += sorted((root / "lessons").glob("*.md"))
     found += sorted(p for p in (root / "slides").rglob("*") if p.is_file() and p.suffix in (".md", ".py"))
     return [p for p in found if p.is_file()]
 
