@@ -26,12 +26,12 @@ def argument_texts(frame, count):
     source: a `python -c` string; `*args`; the `executing` package missing)."""
     try:
         import executing
-        node = executing.Source.executing(frame).node
+        found = executing.Source.executing(frame)
     except Exception:
         return [None] * count
+    node, source = found.node, found.source
     if not isinstance(node, ast.Call):
         return [None] * count
-    source = executing.Source.for_frame(frame)
     texts = []
     for arg in node.args[:count]:
         if isinstance(arg, ast.Starred):

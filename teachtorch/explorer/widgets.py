@@ -222,10 +222,8 @@ class Explorer(_View):
     def __enter__(self):
         if self.recorder.frame is None:
             self.recorder.frame = sys._getframe(1)     # the code in the `with` block: its names name tensors
-        if self._display:
-            self._show()
-            if self.monitor is not None:
-                self.monitor._handle = _display(self.monitor)
+        if self._display and self._show() is not None and self.monitor is not None:
+            self.monitor._display()               # below the explorer, with its own handle (monitor.py)
         self.recorder.__enter__()
         return self
 
@@ -271,14 +269,3 @@ def _figure(title, svg):
     head = f"<div style='font:12px monospace;opacity:.7'>{html.escape(title)}</div>" if title else ""
     return f"<figure class='tt-static-figure' style='margin:4px 0'>{head}{svg}</figure>"
 
-
-def _display(widget):
-    """Display `widget` in the notebook (if there is one); returns the handle to update its output later."""
-    try:
-        from IPython import get_ipython
-        from IPython.display import display
-    except ImportError:
-        return None
-    if get_ipython() is not None:
-        return display(widget, display_id=True)
-    return None
