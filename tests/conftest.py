@@ -79,6 +79,20 @@ def pytest_configure(config):
         backend.use_array_module(fake_cupy, fake_cupyx)
 
 
+def pytest_runtest_logreport(report):
+    """With TEACHTORCH_FAILURE_LOG=path, each failure's id and error line go to path.<pid> as it happens, so a
+    run cut short on a borrowed GPU still says why each test failed (pytest prints reasons only at the end).
+    Under xdist the controller writes each line too: read the files with `sort -u`."""
+    path = os.environ.get("TEACHTORCH_FAILURE_LOG")
+    if not path or not report.failed:
+        return
+    crash = getattr(report.longrepr, "reprcrash", None)
+    why = crash.message if crash is not None else str(report.longrepr).strip().splitlines()[-1:] or [""]
+    why = why if isinstance(why, str) else why[0]
+    with open(f"{path}.{os.getpid()}", "a") as f:
+        f.write(f"{report.nodeid}\t{report.when}\t{' '.join(why.split())[:600]}\n")
+
+
 def pytest_generate_tests(metafunc):
     if (metafunc.definition.get_closest_marker("device_generic") is not None
             and metafunc.definition.get_closest_marker("cpu_only") is None):

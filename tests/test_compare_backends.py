@@ -186,3 +186,56 @@ def test_a_broken_cuda_kernel_is_found_against_the_cpu():
     r = compare_backends(_loss, _mlp(), X, Y, reference="cpu",
                          candidate=Backend("cuda", kernels={"relu": wrong_relu}))
     assert r.first_mismatch.op == "aten.relu.default" and r.first_mismatch.section == "fn"
+
+
+def _conv_bn():
+    tt.manual_seed(0)
+    return nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), nn.Flatten(),
+                         nn.Linear(4 * 8 * 8, 10))
+
+
+def _conv_backward_with(change):
+    from teachtorch.kernels.conv import convolution_backward_kernel
+
+    def kernel(*args):
+        grads = list(convolution_backward_kernel(None, *args))
+        change(grads)
+        return tuple(grads)
+    return Backend("cpu", kernels={"convolution_backward": kernel})
+
+
+IMAGES = tt.randn(6, 1, 8, 8, generator=tt.Generator().manual_seed(2))
+LABELS = tt.tensor([0, 1, 2, 3, 4, 5])
+
+
+def test_a_gradient_that_is_zero_up_to_rounding_may_round_differently():
+    # found on an H200: CuPy gave the conv's bias gradient (0 up to rounding: the BatchNorm after it
+    # subtracts the mean) as 6.7e-8 off the cpu's, which a scale of the bias gradient alone called wrong
+    ref = compare_backends(_loss, _conv_bn(), IMAGES, LABELS, reference="cpu", candidate="cpu")
+    bias = next(x for x in ref.ops if x.op == "aten.convolution_backward.default")
+    assert bias.ok
+
+    def zero_bias(grads):                    # the exact answer, where the cpu's rounding left ~1e-8
+        assert 0 < grads[2].abs().max().item() < 1e-6
+        grads[2] = tt.zeros_like(grads[2])
+    r = compare_backends(_loss, _conv_bn(), IMAGES, LABELS, reference="cpu", candidate=_conv_backward_with(zero_bias))
+    r.assert_ok()
+
+
+def test_a_wrong_weight_gradient_is_still_found_beside_a_noisy_bias():
+    def halve_weight(grads):
+        grads[1] = grads[1] * 0.5
+    r = compare_backends(_loss, _conv_bn(), IMAGES, LABELS, reference="cpu",
+                         candidate=_conv_backward_with(halve_weight))
+    assert not r.ok and r.first_mismatch.op == "aten.convolution_backward.default"
+    assert not next(x for x in r.results if x.name.endswith("0.weight")).ok
+
+
+def test_a_wrong_small_gradient_is_found_against_the_largest_one():
+    def tiny_bias(grads):                    # a bias gradient of 1e-3 of the weights' scale, set to 0
+        grads[2] = tt.zeros_like(grads[2])
+    model = _conv_bn()
+    model[1] = nn.Identity()                 # no BatchNorm: the bias gradient is a real sum now
+    r = compare_backends(_loss, model, IMAGES, LABELS, reference="cpu", candidate=_conv_backward_with(tiny_bias))
+    assert not r.ok
+    assert not next(x for x in r.results if x.name.endswith("0.bias")).ok

@@ -130,6 +130,7 @@ def test_lessons_run():
     """Every lesson (a jupytext percent file is plain Python) runs from top to bottom."""
     import pathlib
     import runpy
+    pytest.importorskip("anywidget", reason="the lessons draw widgets: pip install 'teachtorch[lab]'")
     lessons = sorted(pathlib.Path(__file__).resolve().parent.parent.joinpath("lessons").glob("*.py"))
     assert lessons
     for path in lessons:
