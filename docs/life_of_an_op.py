@@ -119,7 +119,7 @@ def render():
             else:
                 text = _format(t.events[start:])
             parts.append(f"\n## {title}\n\n{prose}\n\n```text\n>>> {code}\n{text}\n```\n")
-    parts.append("\nThe same trace, drawn live in a notebook: `teachtorch.explorer` (lessons/02_explorer.py).\n")
+    parts.append("\nThe same trace, drawn live in a notebook: `teachtorch.explorer` (lessons/explorer_tour.py).\n")
     return "".join(parts)
 
 

@@ -2,7 +2,10 @@
 cannot fail is a defect), reports "not solved yet" for the student notebook's stub, and says what went
 wrong in words; hints come in order; solutions only in teacher mode."""
 
+import importlib
 import math
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,6 +14,8 @@ import teachtorch as tt
 from teachtorch import exercises
 from teachtorch.exercises import EXERCISES, check, hint, solution, teacher_mode
 from teachtorch.exercises.compare import compare
+
+sys.path.insert(0, str(Path(__file__).parent))
 
 
 def _solved(name):
@@ -23,49 +28,17 @@ def stub(*args):
     raise NotImplementedError("your turn: write this function")
 
 
-# ---- the wrong answers each check must reject ---------------------------------------------------------------
+# ---- the wrong answers each check must reject: tests/wrong_answers/lessonNN.py, a WRONG dict each ----------
 
-def strides_fortran(shape):                       # the first dim moves fastest (column-major)
-    strides, running = [], 1
-    for n in shape:
-        strides.append(running)
-        running *= max(n, 1)
-    return tuple(strides)
-
-
-def strides_off_by_one(shape):                    # multiplies before storing: every stride one dim too big
-    strides, running = [1] * len(shape), 1
-    for d in reversed(range(len(shape))):
-        running *= max(shape[d], 1)
-        strides[d] = running
-    return tuple(strides)
+def _wrong_answers():
+    found = {}
+    for path in sorted((Path(__file__).parent / "wrong_answers").glob("lesson*.py")):
+        module = importlib.import_module(f"wrong_answers.{path.stem}")
+        found.update(module.WRONG)
+    return found
 
 
-def strides_zero_size(shape):                     # forgets PyTorch's rule for size-0 dims
-    strides, running = [1] * len(shape), 1
-    for d in reversed(range(len(shape))):
-        strides[d] = running
-        running *= shape[d]
-    return tuple(strides)
-
-
-def offset_forgotten(index, strides, offset):     # leaves out the storage offset
-    return sum(i * s for i, s in zip(index, strides))
-
-
-def offset_reversed_strides(index, strides, offset):   # pairs index[0] with the last stride
-    return offset + sum(i * s for i, s in zip(index, reversed(strides)))
-
-
-def offset_row_major_guess(index, strides, offset):    # assumes contiguous strides, ignores the given ones
-    sizes = [s + 1 for s in index]
-    return offset + sum(i * s for i, s in zip(index, tt._strides.contiguous_strides(sizes)))
-
-
-WRONG = {
-    "L01.contiguous_strides": [strides_fortran, strides_off_by_one, strides_zero_size],
-    "L01.index_to_offset": [offset_forgotten, offset_reversed_strides, offset_row_major_guess],
-}
+WRONG = _wrong_answers()
 
 
 def test_every_exercise_has_wrong_answers_here():
@@ -103,7 +76,7 @@ def test_an_answer_that_raises_is_reported_with_its_line():
 
 
 def test_checks_are_deterministic():
-    a, b = check("L01.index_to_offset", offset_reversed_strides), check("L01.index_to_offset", offset_reversed_strides)
+    a, b = check("L01.index_to_offset", WRONG["L01.index_to_offset"][1]), check("L01.index_to_offset", WRONG["L01.index_to_offset"][1])
     assert a.report() == b.report()
 
 

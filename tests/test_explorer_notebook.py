@@ -8,7 +8,7 @@ import nbformat
 from nbclient import NotebookClient
 from nbconvert import HTMLExporter
 
-LESSON = Path(__file__).resolve().parent.parent / "lessons" / "02_explorer.py"
+LESSON = Path(__file__).resolve().parent.parent / "lessons" / "explorer_tour.py"
 
 
 def test_lesson_runs_in_a_kernel_and_exports_its_pictures(tmp_path):

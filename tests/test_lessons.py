@@ -2,7 +2,7 @@
 Every lesson runs in both forms `make course` builds: the teacher's (every exercise check passes) and the
 student's (every check says "not solved yet", and nothing else fails).
 
-(Lesson 02, the explorer, has its own test with its pictures: test_explorer_notebook.py.)"""
+(The explorer tour, lessons/explorer_tour.py, has its own test with its pictures: test_explorer_notebook.py.)"""
 
 import re
 import time
@@ -26,7 +26,7 @@ def _run(name, tmp_path):
 
 
 def test_backends_lesson_finds_the_lost_writeback(tmp_path):
-    text = _run("03_backends.py", tmp_path)
+    text = _run("06_devices.py", tmp_path)
     assert "CUDA: DeviceCheck(mm_kernel) [kernel]" in text
     assert "disagrees with cpu first at op" in text and "aten.addcmul_.default" in text
     assert "input 0 (Linear) weight after fn" in text
@@ -46,7 +46,7 @@ def _execute(nb, tmp_path):
     return text, took
 
 
-@pytest.mark.parametrize("name", [p.name for p in sorted(LESSONS.glob("[0-9][0-9]_*.py")) if p.name != "02_explorer.py"])
+@pytest.mark.parametrize("name", [p.name for p in sorted(LESSONS.glob("[0-9][0-9]_*.py"))])
 def test_every_lesson_runs_as_teacher_and_as_student(name, tmp_path):
     source = (LESSONS / name).read_text()
     checks = re.findall(r'^check\("([^"]+)"', source, flags=re.M)

@@ -20,12 +20,16 @@ Files: compare.py (how an answer is compared), core.py (Exercise, Result, runnin
 Tensor Puzzles' spec + random check, and Karpathy's `cmp()`.
 """
 
+import importlib
 import os
+import pkgutil
 
-from . import lesson01
 from .core import Exercise, Result, run_check
 
-EXERCISES = {e.name: e for e in lesson01.EXERCISES}
+# each lesson's module of this package (lesson01.py and on), in lesson order: its EXERCISES list
+LESSONS = sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name.startswith("lesson"))
+EXERCISES = {e.name: e for lesson in LESSONS
+             for e in importlib.import_module(f"{__name__}.{lesson}").EXERCISES}
 _hints_given = {}                    # name -> how many hints hint() has shown
 _teacher = None                      # None: the environment decides
 

@@ -26,7 +26,7 @@ How it works, in three steps:
 
 A "backend" is a device, optionally with kernels of your own registered for some ops on that side only
 (`Backend("cpu", kernels={"addcmul_": broken})`): CPU against CPU with one deliberately broken kernel is
-how the tests check this tool on a machine without a GPU, and how lesson 03 (lessons/03_backends.py) shows the MPS bug class.
+how the tests check this tool on a machine without a GPU, and how lesson 6 (lessons/06_devices.py) shows the MPS bug class.
 
 PyTorch has the pieces (CrossRefMode in its test suite, `torch.testing._internal.common_device_type`'s
 `test_compare_cpu`, which compares each OpInfo sample on cpu and on the device under test); this puts them
