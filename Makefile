@@ -19,7 +19,7 @@ LESSON   ?=
 # Jupyter refuses to start as root unless told it may.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # The page JupyterLab opens on: the course's first lesson, in the student's copy.
-LAB_START ?= lessons/00_start.py
+LAB_START ?= lessons/index.py
 
 .PHONY: test test-fake-cuda gpu-check lab lab-reset work course bench clean graphviz system-deps constraints
 
@@ -48,13 +48,17 @@ lab: $(VENV)/.stamp-lab graphviz work
 	  $(ROOT_FLAG) $(LAB_ARGS)
 
 # Your working copy: lessons/, examples/ and slides/ copied into work/ the first time; later runs add what is
-# new and never overwrite a file you have (make lab-reset LESSON=03 restores one lesson).
+# new and never overwrite a file you have (make lab-reset LESSON=03 restores one lesson). Lessons arrive in
+# the student's form: each exercise's solution is a stub for you to write (teachtorch/exercises/course.py).
+STUDENT_COPY := $(PYTHON) teachtorch/exercises/course.py --student
 work:
 	@mkdir -p work
 	@for f in lessons/*.py examples/*.py slides/*.py slides/*.md; do \
 	  [ -e "$$f" ] || continue; \
 	  mkdir -p "work/$$(dirname "$$f")"; \
-	  [ -e "work/$$f" ] || cp "$$f" "work/$$f"; \
+	  [ -e "work/$$f" ] && continue; \
+	  case "$$f" in lessons/*) $(STUDENT_COPY) "$$f" > "work/$$f.tmp" && mv "work/$$f.tmp" "work/$$f";; \
+	                *) cp "$$f" "work/$$f";; esac; \
 	done
 
 # The course's notebooks, from each lesson's one source (teachtorch/exercises/course.py): build/course/student/
@@ -73,7 +77,7 @@ lab-reset:
 	  mkdir -p work/.backup; backup="work/.backup/$$(basename "$$dst" .py).$$(date +%Y%m%d-%H%M%S).py"; \
 	  cp "$$dst" "$$backup"; echo "your version is saved as $$backup"; \
 	fi; \
-	cp "$$src" "$$dst"; echo "$$dst is back as shipped"
+	$(STUDENT_COPY) "$$src" > "$$dst.tmp" && mv "$$dst.tmp" "$$dst"; echo "$$dst is back as shipped"
 
 # Print every speed figure against PyTorch CPU and NumPy in one table (BENCH_ARGS=--quick for a short run;
 # bench/overhead.py, autograd.py, nn.py, explorer.py and cuda.py are the detailed benchmarks).

@@ -14,6 +14,8 @@ from pathlib import Path
 import jupytext
 import pytest
 
+from teachtorch.exercises import course
+
 ROOT = Path(__file__).resolve().parent.parent
 CONSTRAINTS = ROOT / "requirements" / "constraints.txt"
 
@@ -61,7 +63,8 @@ def test_the_suite_runs_in_the_pinned_environment():
 @pytest.fixture
 def checkout(tmp_path):
     """A copy of what `make work` and `make lab-reset` read: the Makefile, lessons, examples and slides."""
-    for name in ("Makefile",):
+    for name in ("Makefile", "teachtorch/exercises/course.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / name, tmp_path / name)
     for folder in ("lessons", "examples", "slides"):
         shutil.copytree(ROOT / folder, tmp_path / folder)
@@ -83,6 +86,11 @@ def test_work_copies_the_course_once_and_never_overwrites_a_students_edit(checko
     assert (checkout / "work" / "examples" / "digits_mlp.py").exists()
     assert (checkout / "work" / "slides" / "README.md").exists()
 
+    # the student's form: the solutions are stubs, and nothing else changed
+    handed = (checkout / "work" / "lessons" / "01_storage.py").read_text()
+    assert "### BEGIN SOLUTION" not in handed and handed.count("your turn: write this") >= 2
+    assert handed == course.student_source((checkout / "lessons" / "01_storage.py").read_text())
+    assert (checkout / "work" / "lessons" / "index.py").read_text() == (checkout / "lessons" / "index.py").read_text()
     mine = checkout / "work" / "lessons" / lessons[1]
     mine.write_text(mine.read_text() + "\n# %%\nprint('my own cell')\n")
     shipped = _digest(checkout / "lessons" / lessons[1])
@@ -102,7 +110,7 @@ def test_lab_reset_restores_one_lesson_and_keeps_the_students_version(checkout):
     other.write_text(other.read_text() + "\n# kept\n")
     result = _make(checkout, "lab-reset", "LESSON=01")
     assert result.returncode == 0, result.stderr
-    assert mine.read_text() == lesson.read_text()
+    assert mine.read_text() == course.student_source(lesson.read_text())
     assert other.read_text().endswith("# kept\n")                     # only the one lesson
     backups = list((checkout / "work" / ".backup").glob("01_*.py"))
     assert len(backups) == 1 and backups[0].read_text() == "# broken beyond repair\n"
@@ -122,7 +130,7 @@ def test_lessons_open_as_notebooks_without_an_ipynb_beside_them():
         nb = jupytext.read(lesson)
         formats = nb.metadata.get("jupytext", {}).get("formats", "py:percent")
         assert "ipynb" not in formats, f"{lesson.name} is paired with an .ipynb ({formats})"
-        assert sum(c.cell_type == "code" for c in nb.cells) >= 3, lesson.name
+        assert sum(c.cell_type == "code" for c in nb.cells) >= (1 if lesson.name == "index.py" else 3), lesson.name
 
 
 def test_jupyterlab_opens_python_files_with_jupytext():

@@ -21,6 +21,11 @@ The markers are nbgrader's own, so a teacher can also give the sources to nbgrad
 
     python -m teachtorch.exercises.course lessons build/course
         -> build/course/student/NN_name.py and .ipynb, build/course/teacher/NN_name.py and .ipynb
+
+`make work` hands out the student form of one lesson at a time, with this file run as a plain script (it
+needs nothing but Python's standard library for that):
+
+    python3 teachtorch/exercises/course.py --student lessons/01_storage.py > work/lessons/01_storage.py
 """
 
 import copy
@@ -102,6 +107,9 @@ def build(source_dir, out_dir):
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--student"]:
+        sys.stdout.write(student_source(Path(sys.argv[2]).read_text(encoding="utf-8")))
+        sys.exit(0)
     source, target = (sys.argv[1:3] + ["lessons", "build/course"][len(sys.argv[1:3]):])[:2]
     for path in build(source, target):
         print(path)
