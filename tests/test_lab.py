@@ -1,5 +1,6 @@
 """What a student sees after `make lab`: JupyterLab on their own copy of the course (work/), open at the
-first lesson, which is a jupytext .py file shown as a notebook; running it works, saving writes the .py in
+course map (lessons/index.py), a jupytext .py file shown as a notebook, whose links open the lessons, in the
+student's form; running it works, saving writes the .py in
 work/ (no .ipynb appears beside it) and never touches the shipped lessons/. Driven by Debian's Chromium
 through Playwright, as in test_explorer_jupyterlab.py; screenshots go to test-artifacts/."""
 
@@ -16,7 +17,7 @@ from browser.harness import artifacts_dir as _artifacts_dir, launch_chromium
 from test_explorer_jupyterlab import LOCAL, _dismiss_dialogs, running_jupyterlab
 
 ROOT = Path(__file__).resolve().parent.parent
-START = "lessons/00_start.py"
+START = "lessons/index.py"
 
 
 def artifacts_dir():
@@ -32,6 +33,8 @@ def student_lab(tmp_path_factory):
     """`make work` in a copy of the checkout, then JupyterLab started as `make lab` starts it."""
     checkout = tmp_path_factory.mktemp("checkout")
     shutil.copy(ROOT / "Makefile", checkout / "Makefile")
+    (checkout / "teachtorch" / "exercises").mkdir(parents=True)
+    shutil.copy(ROOT / "teachtorch" / "exercises" / "course.py", checkout / "teachtorch" / "exercises" / "course.py")
     for folder in ("lessons", "examples", "slides"):
         shutil.copytree(ROOT / folder, checkout / folder)
     subprocess.run(["make", "-s", "work"], cwd=checkout, check=True)
@@ -69,7 +72,7 @@ def test_make_lab_opens_the_first_lesson_as_a_notebook_and_saves_into_work(stude
                                timeout=30_000)
         assert page.locator(".jp-NotebookPanel .jp-Cell").count() == len(cells)
         page.wait_for_selector(".jp-NotebookPanel .jp-MarkdownCell .jp-RenderedHTMLCommon h1", timeout=30_000)
-        assert page.locator(".lm-TabBar-tab.jp-mod-current .lm-TabBar-tabLabel").inner_text() == "00_start.py"
+        assert page.locator(".lm-TabBar-tab.jp-mod-current .lm-TabBar-tabLabel").inner_text() == "index.py"
         # the file browser shows the lessons, and one level up the whole course: examples, talk decks
         page.wait_for_selector(".jp-DirListing-item", timeout=30_000)
         names = [n.strip() for n in page.locator(".jp-DirListing-itemName").all_inner_texts()]
@@ -80,13 +83,14 @@ def test_make_lab_opens_the_first_lesson_as_a_notebook_and_saves_into_work(stude
         names = [n.strip() for n in page.locator(".jp-DirListing-itemName").all_inner_texts()]
         assert {"lessons", "examples", "slides"} <= set(names), names
 
-        # run the first two code cells: the import and the first tensor
+        # run the code cells (up to two): the set-up check prints a tensor
         code = page.locator(".jp-NotebookPanel .jp-CodeCell")
+        first_cells = range(min(2, sum(c.cell_type == "code" for c in cells)))
         dialogs = []
         for attempt in range(6):       # a keystroke sent before the kernel is up can be lost
             _dismiss_dialogs(page, "lab_student", dialogs)
             try:
-                for i in (0, 1):
+                for i in first_cells:
                     code.nth(i).locator(".jp-InputArea-editor").click(timeout=15_000)
                     page.keyboard.press("Shift+Enter")
                 page.wait_for_function("[...document.querySelectorAll('.jp-OutputArea-output')]"
@@ -116,7 +120,17 @@ def test_make_lab_opens_the_first_lesson_as_a_notebook_and_saves_into_work(stude
                 break
         page.screenshot(path=str(artifacts_dir() / "lab_student.png"))
         assert saved is not None, "the edit never reached work/" + START
-        assert [c.cell_type for c in jupytext.reads(saved, fmt="py:percent").cells] == [c.cell_type for c in cells]
+        kept = jupytext.reads(saved, fmt="py:percent").cells
+        if len(kept) == len(cells) + 1 and not kept[-1].source.strip():
+            kept = kept[:-1]                  # Shift+Enter on the last cell adds an empty one below, as in Jupyter
+        assert [c.cell_type for c in kept] == [c.cell_type for c in cells]
         assert not list(work.rglob("*.ipynb")), "saving made an .ipynb beside the lesson"
         assert _digest(checkout / START) == shipped, "the shipped lesson was changed"
+        # the map's link opens lesson 1 as a notebook, in the student's form (the exercises are stubs)
+        page.locator(".jp-NotebookPanel .jp-RenderedHTMLCommon a", has_text="A tensor is a view of a storage").click()
+        page.wait_for_function("[...document.querySelectorAll('.lm-TabBar-tab .lm-TabBar-tabLabel')]"
+                               ".some(e => e.innerText == '01_storage.py')", timeout=30_000)
+        page.wait_for_function("[...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell')]"
+                               ".some(e => e.innerText.includes('your turn: write this'))", timeout=30_000)
+        page.screenshot(path=str(artifacts_dir() / "lab_student_lesson1.png"))
         assert not errors, errors
