@@ -156,6 +156,14 @@ def test_expand_refuses_an_element_count_beyond_int64():
     check(lambda lib, x: x.expand(2**31, 2**31, 1).stride(), rand(1))
 
 
+@pytest.mark.parametrize("shape, target", [((), (1,)), ((), (1, 1)), ((3,), (1, 3)), ((3,), (1, 1, 3)),
+                                           ((3, 1), (1, 3, 1)), ((3, 1), (2, 1, 3, 1)), ((2,), (1, 0, 2)),
+                                           ((2, 3), (1, -1, 3))])
+def test_expand_strides_of_new_size_1_dims_like_torch(shape, target):
+    # inferExpandGeometry: a new leading dim of size 1 steps over the dims to its right (not stride 0)
+    check(lambda lib: lib.zeros(shape).expand(target))
+
+
 def test_reference_examples():
     # shared/reference §1.4, verified against torch there
     x = P(np.arange(24.0).reshape(2, 3, 4))
@@ -366,7 +374,8 @@ def test_fuzz_setitem_slices_into_layouts(p, data):
 def test_fuzz_expand_and_unfold(p, data):
     shape = p.values.shape
     lead = data.draw(st.integers(0, 2))
-    target = (2,) * lead + tuple(s if s != 1 else data.draw(st.integers(1, 3)) for s in shape)
+    target = tuple(data.draw(st.integers(1, 2)) for _ in range(lead)) + tuple(
+        s if s != 1 else data.draw(st.integers(1, 3)) for s in shape)
     check(lambda lib, x: x.expand(*target), p)
     if shape:
         d = data.draw(st.integers(0, len(shape) - 1))

@@ -176,26 +176,24 @@ def expand_kernel(self, size, implicit=False):
         raise RuntimeError(
             f"expand(torch.{self.dtype._ptname}Tensor{{{list(self._sizes)}}}, size={list(size)}): the number of sizes provided ({m}) "
             f"must be greater or equal to the number of dimensions in the tensor ({n})")
-    sizes, strides = [], []
-    for i in range(m):
+    sizes, strides = [0] * m, [0] * m
+    for i in reversed(range(m)):      # from the right, as PyTorch's inferExpandGeometry
         j = i - (m - n)               # the matching dim of self, counted from the right
         target = size[i]
-        if j < 0:                     # a new leading dim: every index reads the same elements
+        if j < 0:                     # a new leading dim: a size-1 one steps over everything to its right
             if target < 0:
                 raise RuntimeError(
                     f"The expanded size of the tensor ({target}) isn't allowed in a leading, non-existing dimension {i}")
-            sizes.append(target)
-            strides.append(0)
+            sizes[i] = target
+            strides[i] = sizes[i + 1] * strides[i + 1] if target == 1 and n > 0 else 0
             continue
         have = self._sizes[j]
         if target == -1:
             target = have
         if have == target:
-            sizes.append(have)
-            strides.append(self._strides[j])
+            sizes[i], strides[i] = have, self._strides[j]
         elif have == 1:
-            sizes.append(target)
-            strides.append(0)         # stride 0: one element, seen `target` times
+            sizes[i], strides[i] = target, 0     # stride 0: one element, seen `target` times
         else:
             raise RuntimeError(
                 f"The expanded size of the tensor ({target}) must match the existing size ({have}) at non-singleton "
