@@ -27,11 +27,24 @@ def _run(name, tmp_path):
 
 def test_backends_lesson_finds_the_lost_writeback(tmp_path):
     text = _run("06_devices.py", tmp_path)
-    assert "CUDA: DeviceCheck(mm_kernel) [kernel]" in text
+    # one kernel under two keys; the stand-in array module refuses NumPy's own functions
+    assert "CUDA: DeviceCheck(mm_kernel) [kernel]" in text and "CPU: mm_kernel [kernel]" in text
+    assert "TypeError: operand 'DeviceArray' does not support ufuncs" in text
+    # .to keeps shape, strides and dtype, and returns the tensor itself when nothing changes
+    assert "same device, no copy: True" in text and "meta copy: meta (4, 3) (1, 4) torch.float32 ToCopyBackward0" in text
+    # compare_backends names the broken op
     assert "disagrees with cpu first at op" in text and "aten.addcmul_.default" in text
     assert "input 0 (Linear) weight after fn" in text
-    # contiguous parameters hide the bug; the fixed kernel agrees
-    assert text.count("True") >= 2
+    # what really happens with only addcmul_ broken: v stays 0, and the weight runs away (division by eps)
+    broken = re.search(r"^broken +exp_avg_sq max (\S+) .*weight moved by up to (\S+) +last grad max (\S+)", text, re.M)
+    assert broken and float(broken[1]) == 0 and float(broken[2]) > 1e4 and float(broken[3]) == 0, text[-3000:]
+    right = re.search(r"^right +exp_avg_sq max (\S+) .*weight moved by up to (\S+) ", text, re.M)
+    assert right and float(right[1]) > 0 and float(right[2]) < 0.1
+    # with addcdiv_ broken too, the freeze seen on MPS: m != 0, v == 0, the weight never moves
+    frozen = re.search(r"^exp_avg_sq max (\S+) +exp_avg max (\S+) +weight moved by up to (\S+)$", text, re.M)
+    assert frozen and float(frozen[1]) == 0 and float(frozen[2]) > 0 and float(frozen[3]) == 0
+    # contiguous parameters hide the bug; the student's write-back kernel agrees
+    assert "contiguous parameters agree: True" in text and "your addcmul_ agrees: True" in text
 
 
 def _execute(nb, tmp_path):
