@@ -32,10 +32,10 @@
 # | 0 | [Your first tensor](00_start.py) | nothing yet: a first look at tensor, storage and dispatcher | 15 min |
 # | 1 | [A tensor is a view of a storage](01_storage.py) | `contiguous_strides`, `index_to_offset` | 45 min |
 # | 2 | [Views without copies](02_views.py) | `permute`, `expand` and slicing on the bare geometry | 60 min |
-# | 3 | [Broadcasting and tensor puzzles](03_broadcasting.py) | broadcast shapes and ten puzzles | 60 min |
-# | 4 | [Kernels over strided memory](04_kernels.py) | a strided map and reduce, and a shape check | 60 min |
+# | 3 | [Broadcasting and tensor puzzles](03_broadcasting.py) | `broadcast_shape` and nine puzzles against loop specs | 60 min |
+# | 4 | [Kernels over strided memory](04_kernels.py) | a strided map, sum and zip, with PyTorch's shape check | 60 min |
 # | 5 | [How an op is dispatched](05_dispatch.py) | a new op, `axpby`, registered from outside | 45 min |
-# | 6 | [Devices: one kernel, two array modules](06_devices.py) | a kernel for any array module | 45 min |
+# | 6 | [Devices: one kernel, two array modules](06_devices.py) | a kernel for any array module; a write-back that works | 45 min |
 # | 7 | [Derivatives and a scalar autograd](07_micrograd.py) | micrograd's `Value`, backward and all | 60 min |
 # | 8 | [Tensor autograd](08_autograd.py) | backward formulas, checked by `gradcheck` | 60 min |
 #
