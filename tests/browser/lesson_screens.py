@@ -8,6 +8,7 @@ with Run > Run All Cells, and then each live picture (every `.tt-widget` output)
 """
 
 import copy
+import os
 import sys
 import tempfile
 import time
@@ -36,33 +37,49 @@ def _notebook(source, form, folder):
 
 def _run_all(page, name):
     dialogs = []
-    page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=90_000)
+    page.wait_for_selector(".jp-NotebookPanel .jp-Cell", state="attached", timeout=90_000)
     page.wait_for_function("document.body.innerText.includes('| Idle')", timeout=90_000)
     for attempt in range(4):
         _dismiss_dialogs(page, name, dialogs)
         try:
             page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click(timeout=10_000)
             page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click(timeout=10_000)
-            page.wait_for_function("document.querySelector('.jp-InputPrompt') && "
-                                   "![...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]"
-                                   ".some(e => e.innerText.includes('[ ]'))", timeout=20_000)
+            page.wait_for_function("/\\[(\\d+|\\*)\\]/.test("
+                                   "document.querySelector('.jp-CodeCell .jp-InputPrompt').innerText)", timeout=60_000)
             break
-        except Exception:
+        except Exception as e:
+            print(f"  Run All, try {attempt + 1}: {str(e).splitlines()[0]}")
             page.keyboard.press("Escape")
-    try:
-        page.wait_for_function("![...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]"
-                               ".some(e => e.innerText.includes('[*]') || e.innerText.includes('[ ]'))",
-                               timeout=180_000)
-    except Exception:
-        prompts = page.locator(".jp-CodeCell .jp-InputPrompt").all_inner_texts()
+    # done when the kernel has been idle for 3 s running (cells off screen are not drawn, so their prompts
+    # cannot be read)
+    idle_since, deadline = None, time.time() + 180
+    while time.time() < deadline:
+        idle = "| Idle" in page.locator(".jp-StatusBar-Widget").all_inner_texts().__str__()
+        idle_since = (idle_since or time.time()) if idle else None
+        if idle_since and time.time() - idle_since > 3:
+            break
+        page.wait_for_timeout(250)
+    else:
         page.screenshot(path=str(OUT / f"{name}_stuck.png"))
-        raise RuntimeError(f"{name}: the cells did not all run: {prompts}") from None
+        raise RuntimeError(f"{name}: the kernel was still busy after 180 s")
     page.wait_for_timeout(3000)
+
+
+def _shut_kernels(url):
+    import json
+    import urllib.request
+    for session in json.load(urllib.request.urlopen(f"{url}/api/sessions")):
+        urllib.request.urlopen(urllib.request.Request(f"{url}/api/sessions/{session['id']}", method="DELETE"))
 
 
 def shoot(sources, form="teacher"):
     OUT.mkdir(parents=True, exist_ok=True)
     root = Path(tempfile.mkdtemp(prefix="lesson-screens-"))
+    # every cell drawn, on screen or not, so that every picture can be found and scrolled to
+    settings = root / ".settings" / "@jupyterlab" / "notebook-extension"
+    settings.mkdir(parents=True)
+    (settings / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
+    os.environ["JUPYTERLAB_SETTINGS_DIR"] = str(root / ".settings")
     books = [_notebook(s, form, root) for s in sources]
     runtime = root / ".runtime"
     runtime.mkdir()
@@ -88,7 +105,10 @@ def shoot(sources, form="teacher"):
                 page.wait_for_timeout(800)
                 widgets = page.locator(".jp-OutputArea-output .tt-widget")
                 for k in range(widgets.count()):
-                    widgets.nth(k).scroll_into_view_if_needed()
+                    # (a cell far off screen is not drawn: scroll in steps until the widget is)
+                    for _ in range(4):
+                        widgets.nth(k).evaluate("e => e.scrollIntoView({block: 'center'})")
+                        page.wait_for_timeout(400)
                     page.wait_for_timeout(700)
                     shot = OUT / f"{path.stem}_w{k + 1}_{width}.png"
                     page.screenshot(path=str(shot))
@@ -96,9 +116,12 @@ def shoot(sources, form="teacher"):
             if errors:
                 print("  PAGE ERRORS:", errors)
             page.close()
+            _shut_kernels(url)          # one kernel at a time: the next lesson gets the machine to itself
 
 
 if __name__ == "__main__":
     args = sys.argv[1:]
     form = "student" if "--student" in args else "teacher"
-    shoot([a for a in args if a != "--student"], form)
+    for source in [a for a in args if a != "--student"]:
+        shoot([source], form)           # a JupyterLab of its own for each lesson: a second one in the same
+                                        # browser sometimes never starts Run All
