@@ -312,8 +312,28 @@ print(s.grad_fn, a.grad)
 # c10::after_autograd_keyset, ...)`). The `Function` and the `impl` line run in PyTorch unchanged, with
 # `torch` for `tt`; only the redispatch is spelled `scale_op.redispatch(ks & torch._C._after_autograd_keyset,
 # x, s)` there (`tests/test_lesson05.py` runs the `axpby` version in PyTorch).
-# `torch.library.register_autograd` writes such a kernel for you from a `backward` function.
 #
+# `tt.library.register_autograd` writes such a kernel for you, as `torch.library.register_autograd` does:
+# give it `backward(ctx, grad)` (one gradient per input of the op) and `setup_context(ctx, inputs, output)`,
+# which saves what the backward needs. `register_fake` registers a Meta kernel the same way. Both are in
+# `teachtorch/library.py`: the kernel it writes is the one above, and its node is named as PyTorch names it.
+
+# %%
+def scale_setup(ctx, inputs, output):
+    ctx.s = inputs[1]
+
+
+def scale_backward(ctx, grad):
+    return grad * ctx.s, None
+
+
+tt.library.register_autograd("lesson5::scale", scale_backward, setup_context=scale_setup)
+s = tt.ops.lesson5.scale(a, 2.0)
+a.grad = None
+s.sum().backward()
+print(s.grad_fn, a.grad)
+
+# %% [markdown]
 # ### Exercise 2: register `axpby`
 #
 # `axpby(x, y, alpha, beta)` computes $\alpha x + \beta y$ (BLAS's `saxpy` is the $\beta = 1$ case). Write

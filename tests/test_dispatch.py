@@ -470,3 +470,67 @@ def test_every_hop_of_a_training_step_is_named_as_its_def():
     kernels = {k for k, _ in seen}
     assert {"PointwiseKernel(unary_math.exp).inplace", "max_min_dim_kernel('max')", "TriangleKernel('tril').functional",
             "ScatterKernel('scatter.value').functional", "index_add_kernel"} <= kernels, sorted(kernels)
+
+
+# ---- register_fake and register_autograd: the same program in PyTorch and here ------------------------------
+
+def _axpby_program(lib_module, ns, backward_returns=4):
+    """Define ns::axpby with a CPU kernel, a fake kernel and an autograd formula, through lib_module.library."""
+    lib = lib_module.library.Library(ns, "DEF")
+    lib.define("axpby(Tensor x, Tensor y, float alpha, float beta) -> Tensor")
+    lib.impl("axpby", lambda x, y, a, b: a * x + b * y, "CPU")
+
+    @lib_module.library.register_fake(f"{ns}::axpby")
+    def _(x, y, a, b):
+        return lib_module.empty_like(x)
+
+    def setup_context(ctx, inputs, output):
+        ctx.a, ctx.b = inputs[2], inputs[3]
+        ctx.save_for_backward(inputs[0])
+
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        assert tuple(x.shape) == tuple(grad.shape)
+        return (ctx.a * grad, ctx.b * grad, None, None)[:backward_returns]
+
+    lib_module.library.register_autograd(f"{ns}::axpby", backward, setup_context=setup_context)
+    return lib, getattr(lib_module.ops, ns).axpby
+
+
+@pytest.mark.parametrize("returns", [4, 2])
+def test_register_fake_and_register_autograd_like_torch(returns):
+    import torch
+    seen = []
+    for lib_module, ns in ((torch, "ttregtorch"), (tt, "ttregtt")):
+        lib, axpby = _axpby_program(lib_module, ns, returns)
+        try:
+            x = lib_module.tensor([1.0, 2.0, 3.0], requires_grad=True)
+            y = lib_module.tensor([0.5, -1.0, 4.0], requires_grad=True)
+            out = axpby(x, y, 2.0, -3.0)
+            meta = axpby(lib_module.empty(2, 5, device="meta"), lib_module.empty(2, 5, device="meta"), 1.0, 1.0)
+            try:
+                (out * lib_module.tensor([1.0, 10.0, 100.0])).sum().backward()
+                grads = (x.grad.tolist(), y.grad.tolist())
+            except RuntimeError as e:
+                grads = str(e).replace(ns, "NS")
+            seen.append((out.tolist(), type(out.grad_fn).__name__.replace(ns, "NS"), tuple(meta.shape),
+                         meta.device.type, grads))
+        finally:
+            lib._destroy()
+    assert seen[1] == seen[0]
+    assert seen[0][1] == "GeneratedBackwardFor_NS_axpby_defaultBackward"
+    assert (seen[0][4] == ([2.0, 20.0, 200.0], [-3.0, -30.0, -300.0]) if returns == 4
+            else "returned an incorrect number of gradients (expected 5, got 3)" in seen[0][4])
+
+
+def test_register_autograd_redispatches_below_autograd(lib):
+    lib.define("twice(Tensor x) -> Tensor")
+    lib.impl("twice", lambda x: x * 2, "CPU")
+    tt.library.register_autograd(tt.ops.teachtest.twice, lambda ctx, g: g * 2)
+    x = tt.ones(3, requires_grad=True)
+    with tt.dispatch.trace() as t:
+        out = tt.ops.teachtest.twice(x)
+    assert [(e.op, e.key) for e in t.events][:2] == [("teachtest::twice", "AutogradCPU"),
+                                                       ("teachtest::twice", "CPU")]
+    out.sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0, 2.0]

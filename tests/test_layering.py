@@ -21,13 +21,13 @@ LAYERS = [
      "_out_of_scope"},
     {"_storage"},                                   # a flat buffer of bytes on a device
     {"_tensor"},                                    # a storage seen through (offset, sizes, strides, dtype)
-    {"dispatch", "library"},                        # schemas, dispatch keys, the dispatcher; torch.library
+    {"dispatch"},                                   # schemas, dispatch keys, the dispatcher
     {"backends"},                                   # the array libraries: NumPy (cpu), CuPy (cuda)
     {"kernels"},                                    # array code, one family per file
     {"ops", "linalg", "_legacy_tensor_types"},      # the ops: schemas, kernels per key, the public functions
     {"autograd"},                                   # derivatives, the graph, the engine
     {"nn", "optim", "utils", "datasets", "serialization", "_checkpoint_tree", "amp", "cuda", "accelerator",
-     "distributed", "_compile", "sparse", "onnx", "ao", "quantization"},
+     "distributed", "_compile", "sparse", "onnx", "ao", "quantization", "library"},   # library: torch.library
     {"explorer", "testing", "run", "_torch_alias", "exercises"},  # what watches or drives the layers below
     {"__init__"},                                   # the package: imports everything
 ]

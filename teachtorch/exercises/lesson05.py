@@ -18,7 +18,7 @@ values (alpha*x + beta*y), the shape and device of a call on meta tensors, wheth
 dispatch table holds a kernel (read from the table: the check needs no GPU), and the gradients of x and y for a
 random upstream gradient. PyTorch's counterpart is the same code with `torch.library.Library` (torch/library.py;
 `torch.library.register_fake` and `torch.library.register_autograd` write the Meta and Autograd kernels for
-you).
+you, as `register_fake` and `register_autograd` in teachtorch/library.py do here).
 """
 
 from collections import namedtuple
