@@ -256,6 +256,24 @@ def fill_of(w, node_id):
     return w.page.eval_on_selector(f"g[id='{node_id}'] > polygon", "p => getComputedStyle(p).fill")
 
 
+def test_a_graph_from_dot_steps_with_its_own_words(open_widget):
+    # GraphView.from_dot: any graph (lesson 7's micrograd Values); a step's "text" is what the stepper says
+    from teachtorch.explorer.widgets import GraphView
+    dot = ('digraph { node [shape=box]; a [id="a"]; mul [id="mul"]; out [id="out"]; '
+           'a -> mul [id="e_a"]; mul -> out [id="e_out"]; }')
+    steps = [{"kind": "node", "id": "mul", "name": "mul", "text": "run the * node's _backward"},
+             {"kind": "gradient", "edge": "e_a", "from": "mul", "to": "a", "shape": [],
+              "text": "*: input 1's grad is now 3.0000"}]
+    view = GraphView.from_dot(dot, steps, title="a Value graph")
+    assert view.graph_steps == steps and 'id="mul"' in view.graph_svg and "<svg" in view.static_html()
+    w = open_widget("graph", {"seq": 3, "title": view.title, "graph_svg": view.graph_svg, "graph_steps": steps})
+    w.page.locator(".tt-button[data-action='first']").click()  # a graph opens after its backward
+    for k in (1, 2):
+        w.page.locator(".tt-button[data-action='next']").click()
+        check_step(w, steps, k)
+        assert w.page.locator(".tt-step-label").text_content() == f"step {k} / 2: {steps[k - 1]['text']}"
+
+
 def test_graph_stepping_first_next_prev_last_and_keys(open_widget, artifacts):
     traits = backward_traits()
     steps = traits["graph_steps"]

@@ -29,6 +29,7 @@ const STEP_BUTTONS = [
 
 function describeStep(step) {
   if (!step) return "before backward";
+  if (step.text) return step.text;              // a graph drawn from DOT (GraphView.from_dot) says its own
   if (step.kind === "node") return `run ${step.name}`;
   if (step.kind === "gradient") return `a gradient of shape [${(step.shape || []).join(", ")}] flows on`;
   return "add the gradient into the leaf's .grad";

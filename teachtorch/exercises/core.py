@@ -75,7 +75,7 @@ class Result:
                 "error": f"✗ {self.name}: {self.case} raised an error"}[self.status]
         lines = [head]
         if self.status in ("failed", "error"):
-            lines.append(f"  arguments: {_short(self.args)}")
+            lines.append(f"  arguments: {_short(self.args, 400)}")   # room for three tensors (lesson 4)
             if self.status == "failed":
                 lines.append(f"  expected:  {_short(self.expected)}")
                 lines.append(f"  got:       {_short(self.got)}")

@@ -407,7 +407,8 @@ def watch_backward(root):
             closure()
             for i, child in enumerate(v._prev):
                 steps.append({"kind": "gradient", "edge": f"e{k}_{number[id(child)]}_{i}", "from": f"n{k}",
-                              "to": f"v{number[id(child)]}", "shape": []})
+                              "to": f"v{number[id(child)]}", "shape": [],
+                              "text": f"{v._op}: input {i + 1}'s grad is now {_number(child.grad)}"})
         return run
     try:
         for k, v in enumerate(order):
@@ -433,15 +434,10 @@ def _names_in(frame, root):
 def value_view(root, backward=False, title=""):
     """A GraphView of root's Value graph, its Values named by your variables. backward=True runs
     root.backward() first (watched: the widget's stepper replays which _backward ran when)."""
-    from ..explorer import graph_diagram
     from ..explorer.widgets import GraphView
     names = _names_in(sys._getframe(1), root)
     steps = watch_backward(root) if backward else []
-    dot = value_graph_dot(root, names)
-    view = GraphView(title=title)
-    view._set({"graph_dot": dot, "graph_svg": graph_diagram.render_svg(dot), "graph_steps": steps},
-              ["graph_dot", "graph_svg", "graph_steps"])
-    return view
+    return GraphView.from_dot(value_graph_dot(root, names), steps, title=title)
 
 
 __all__ = ["EXERCISES", "Smooth", "value_class", "value_graph_dot", "value_view", "watch_backward"]

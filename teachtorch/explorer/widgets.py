@@ -144,6 +144,17 @@ class GraphView(_View):
                   ["graph_dot", "graph_svg", "graph_steps"])
         self._refresh_static()
 
+    @classmethod
+    def from_dot(cls, dot, steps=(), title=""):
+        """A GraphView of any graph written in DOT (a micrograd Value graph, say), laid out by Graphviz.
+        `steps` are what the stepper replays: {"kind": "node", "id": ...} lights a node, {"kind": "gradient",
+        "edge": ...} an edge; a step's "text", when given, is what the stepper says for it."""
+        view = cls(title=title)
+        view._set({"graph_dot": dot, "graph_svg": graph_diagram.render_svg(dot), "graph_steps": list(steps)},
+                  ["graph_dot", "graph_svg", "graph_steps"])
+        view._refresh_static()
+        return view
+
     def backward(self, loss, **backward_kwargs):
         """Run `loss.backward(...)` while watching it, then draw the graph with the steps it took."""
         from ..autograd import graph
