@@ -39,6 +39,19 @@
 # | 7 | [Derivatives and a scalar autograd](07_micrograd.py) | micrograd's `Value`, backward and all | 60 min |
 # | 8 | [Tensor autograd](08_autograd.py) | backward formulas, checked by `gradcheck` | 60 min |
 #
+# ## Part 2: from gradients to training, speed and new ops
+#
+# | # | lesson | you will build | time |
+# |---|---|---|---|
+# | 9 | [Autograd, views and in-place](09_inplace.py) | predictions of eight programs; a saved tensor's version check | 60 min |
+# | 10 | [Backprop by hand](10_backprop.py) | the backward of cross-entropy, linear + tanh and LayerNorm | 70 min |
+# | 11 | [nn.Module, init and optimizers](11_modules.py) | `Linear`, SGD with momentum and Adam | 60 min |
+# | 12 | [Training on the digits](12_digits.py) | a window view, convolution as one matmul, a confusion matrix | 60 min |
+# | 13 | [Performance from first principles](13_performance.py) | a cost model, and a fused op | 60 min |
+# | 16 | [Add an op end to end](16_add_an_op.py) | the kernel, meta kernel and backward of a new op | 70 min |
+#
+# Lessons 14 and 15 (language models) are on their way.
+#
 # The [explorer tour](explorer_tour.py) shows the three live pictures (storage, autograd graph, dispatch
 # trace) on their own, and all three at once while a model trains.
 #
@@ -53,10 +66,10 @@
 #
 # ## Three ways through
 #
-# - **On your own:** the lessons in order; each takes under an hour.
-# - **A one-day class:** lessons 1, 2, 5, 7 and 8.
-# - **Onboarding onto a framework's code:** lessons 1, 2, 4, 5 and 8, then the source files each lesson
-#   names, next to PyTorch's.
+# - **On your own:** the lessons in order; each takes about an hour.
+# - **A one-day class:** lessons 1, 2, 5, 7 and 8; then 11 and 12, the training lessons, on a second day.
+# - **Onboarding onto a framework's code:** lessons 1, 2, 4, 5, 8, 9, 13 and 16, with the source files each
+#   lesson names, next to PyTorch's.
 #
 # Teachers: `lessons/README.md` in the repository says how to build the teacher's notebooks (solutions in)
 # with `make course`.
