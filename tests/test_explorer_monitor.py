@@ -229,6 +229,20 @@ def test_histograms_are_the_layers_output_and_the_gradient_arriving_at_it(clock)
     assert not model[1]._forward_hooks or all(h is mine for h in model[1]._forward_hooks.values())
 
 
+def test_a_training_forward_after_the_last_log_is_labelled_after_that_step(clock):
+    model = mlp()
+    opt = tt.optim.SGD(model.parameters(), lr=0.1)
+    mon = TrainMonitor(model, layer=model[1], display=False)
+    x, y = data()
+    _, loss = train_step(model, opt, x, y)
+    mon.log(0, loss=loss)
+    assert mon.view.histograms["activation"]["after_step"] is False
+    model(x * 100)                                # train mode, no log after it: an accuracy pass, say
+    mon.close()
+    hist = mon.view.histograms["activation"]
+    assert hist["step"] == 0 and hist["after_step"] is True       # drawn "after step 0", not "step null"
+
+
 def test_layer_by_name_and_the_default_layer():
     model = mlp()
     assert TrainMonitor(model, layer="2", display=False).layer_name == "2"

@@ -231,7 +231,8 @@ function histogramsPane(box, model, root) {
       const zeros = h.zeros ? `, ${(100 * h.zeros).toFixed(1)}% exactly 0` : "";
       const sampled = h.sampled < h.n ? ` (${h.sampled} sampled)` : "";
       const stats = `mean ${fmt(h.mean)}, std ${fmt(h.std)}${zeros}; ${h.n} values${sampled}`;
-      figure.append(el_("figcaption", "", `${label}, step ${h.step}`), el_("div", "tt-hist-stats", stats),
+      const when = h.step == null ? "before the first step" : `${h.after_step ? "after " : ""}step ${h.step}`;
+      figure.append(el_("figcaption", "", `${label}, ${when}`), el_("div", "tt-hist-stats", stats),
                     histogramChart(h, `tt-hist-${key}`));
       parts.push(figure);
     }

@@ -449,9 +449,12 @@ class TrainMonitor:
         if caught is None:
             return None
         panel = {"layer": clean(self.layer_name)}
+        # a training forward after the last log (an accuracy pass left in train mode, say) has no step of its
+        # own: it is labelled "after step N"
+        step, after = (caught["step"], False) if caught["step"] is not None else (self.step, True)
         for key in ("activation", "gradient"):
             if key in caught:
-                panel[key] = {"step": caught["step"], **histogram(caught[key])}
+                panel[key] = {"step": step, "after_step": after, **histogram(caught[key])}
         return panel
 
     def _curve_panels(self):

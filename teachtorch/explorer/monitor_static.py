@@ -117,7 +117,7 @@ def _draw_histogram(ax, hist, key):
     edges = np.array(h["edges"], dtype=float)
     ax.bar(edges[:-1], h["counts"], width=np.diff(edges), align="edge",
            color="#59a14f" if key == "activation" else "#e15759")
-    ax.set(title=f"layer {hist.get('layer')}: {key}s (step {h.get('step')})", ylabel="count")
+    ax.set(title=f"layer {hist.get('layer')}: {key}s ({'after ' if h.get('after_step') else ''}step {h.get('step')})", ylabel="count")
     ax.locator_params(axis="x", nbins=4)             # gradients have long tick labels (-0.0025)
 
 
