@@ -17,6 +17,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._dtype import float64, int64
+from .._tensor import Tensor
+from ..ops.tensor_new import tensor
 from .compare import compare
 
 RANDOM_CASES = 24            # seeded random cases per check, after the fixed ones
@@ -45,6 +48,33 @@ class Exercise:
             for k in range(RANDOM_CASES):
                 args = self.random_args(rng)
                 yield f"random case {k + 1}", args, self.reference(*args)
+
+
+class Case:
+    """The named inputs of one case, read as attributes (`case.x`). Numbers given as lists, floats or NumPy
+    arrays become tensors: float64, or int64 where they are whole numbers to begin with (class labels);
+    anything else (a dim, a flag, a tensor) stays as given. The report shows a small tensor of round numbers
+    whole, and any other by its shape."""
+
+    def __init__(self, **inputs):
+        def as_tensor(v):
+            whole = np.asarray(v).dtype.kind in "iu"
+            return tensor(v, dtype=int64 if whole else float64)
+        self.inputs = {k: as_tensor(v) if isinstance(v, (list, float, np.ndarray)) else v for k, v in inputs.items()}
+
+    def __getattr__(self, name):
+        try:
+            return self.__dict__["inputs"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __repr__(self):
+        def show(v):
+            if not isinstance(v, Tensor):
+                return repr(v)
+            small = v.numel() <= 6 and bool((v == v.round()).all())       # numbers one can work with by hand
+            return repr(v.tolist()) if small else f"<shape {tuple(v.shape)}>"
+        return ", ".join(f"{k}={show(v)}" for k, v in self.inputs.items())
 
 
 @dataclass

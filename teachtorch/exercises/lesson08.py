@@ -28,33 +28,10 @@ import numpy as np
 
 from .. import autograd
 from .._tensor import Tensor
-from .._dtype import float64
-from ..ops.tensor_new import tensor as _tensor
-from .core import Exercise
+from .core import Case, Exercise
 
 OK, PASSES = "matches autograd", "gradcheck: passes"
 
-
-class Case:
-    """The inputs of one case: named float64 tensors, and plain values (dim, keepdim)."""
-
-    def __init__(self, **inputs):
-        self.inputs = {k: _tensor(v, dtype=float64) if isinstance(v, (list, float, np.ndarray)) else v
-                       for k, v in inputs.items()}
-
-    def __getattr__(self, name):
-        try:
-            return self.__dict__["inputs"][name]
-        except KeyError:
-            raise AttributeError(name) from None
-
-    def __repr__(self):
-        def show(v):
-            if not isinstance(v, Tensor):
-                return repr(v)
-            small = v.numel() <= 6 and bool((v == v.round()).all())       # numbers one can work with by hand
-            return repr(v.tolist()) if small else f"<shape {tuple(v.shape)}>"
-        return ", ".join(f"{k}={show(v)}" for k, v in self.inputs.items())
 
 
 def _grads_line(name, got, want, of):

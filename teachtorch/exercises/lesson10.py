@@ -23,33 +23,13 @@ teachtorch/autograd/derivatives/reductions.py, `loss.py`, `pointwise.py` and `nn
 
 import numpy as np
 
-from .._dtype import float64, int64
 from .._tensor import Tensor
 from ..nn import functional as F
-from ..ops.tensor_new import tensor as _tensor
-from .core import Exercise
+from .core import Case, Exercise
 
 OK = "matches autograd"
 EPS = 1e-5
 
-
-class Case:
-    """The inputs of one case: named tensors (float64, or int64 for targets), shown small when they are small."""
-
-    def __init__(self, **inputs):
-        self.inputs = {k: _tensor(v, dtype=int64 if k == "targets" else float64) for k, v in inputs.items()}
-
-    def __getattr__(self, name):
-        try:
-            return self.__dict__["inputs"][name]
-        except KeyError:
-            raise AttributeError(name) from None
-
-    def __repr__(self):
-        def show(v):
-            small = v.numel() <= 6 and bool((v == v.round()).all())
-            return repr(v.tolist()) if small else f"<shape {tuple(v.shape)}>"
-        return ", ".join(f"{k}={show(v)}" for k, v in self.inputs.items())
 
 
 def cmp_line(name, got, want):
