@@ -135,3 +135,32 @@ def test_split_corpus():
     assert train + val == text and len(val) == len(text) - int(len(text) * 0.9)
     train2, val2 = datasets.split_corpus(text, val_fraction=0.25)
     assert train2 + val2 == text and len(train2) == int(len(text) * 0.75)
+
+
+def test_names_are_the_census_first_names():
+    names = datasets.load_names()
+    assert len(names) == len(set(names)) == 5163
+    assert names == sorted(names)
+    assert all(name.isascii() and name.isalpha() and name.islower() and 2 <= len(name) <= 11 for name in names)
+    assert {"mary", "james", "emma", "zoe"} <= set(names)
+
+
+def test_names_split_is_makemores_shuffle_and_cut():
+    import random
+    train, val, test = datasets.names_split(seed=42)
+    assert (len(train), len(val), len(test)) == (4130, 516, 517)
+    assert not (set(train) & set(val)) and not (set(train) & set(test)) and not (set(val) & set(test))
+    words = datasets.load_names()
+    state = random.getstate()
+    random.seed(42)                    # makemore: random.seed(42); random.shuffle(words); 80% / 10% / 10%
+    random.shuffle(words)
+    random.setstate(state)
+    assert train + val + test == words
+    assert datasets.names_split(seed=42) == (train, val, test)
+    assert datasets.names_split(seed=1)[0] != train
+
+
+@pytest.mark.parametrize("fractions", [(0.8, 0.1), (0.8, 0.3, -0.1), (0.5, 0.1, 0.1)])
+def test_names_split_rejects_bad_fractions(fractions):
+    with pytest.raises(ValueError, match=r"names_split: fractions must be three non-negative numbers"):
+        datasets.names_split(fractions=fractions)
