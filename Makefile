@@ -1,9 +1,10 @@
 # teachtorch commands. See README.md.
 #
-#   make lab     a student's set-up: teachtorch with the lab tools only, Graphviz, your own copy of the
-#                lessons in work/, and JupyterLab on it
-#   make test    a contributor's set-up: the lab and test tools (PyTorch CPU as the oracle, Playwright),
-#                Graphviz and Chromium, then the whole test suite
+#   make lab          a student's set-up: teachtorch with the lab tools only, Graphviz, your own copy of the
+#                     lessons in work/, and JupyterLab on it
+#   make course-html  the lessons as static web pages to read offline (build/course-html/index.html)
+#   make test         a contributor's set-up: the lab and test tools (PyTorch CPU as the oracle, Playwright),
+#                     Graphviz and Chromium, then the whole test suite
 #
 # Every pip install uses requirements/constraints.txt, so a fresh machine gets exactly the versions the suite
 # was run with (CONTRIBUTING.md, "Pinned packages", says how to refresh it).
@@ -21,7 +22,7 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # The page JupyterLab opens on: the course's first lesson, in the student's copy.
 LAB_START ?= lessons/index.py
 
-.PHONY: test test-fake-cuda gpu-check lab lab-reset work course bench clean graphviz system-deps constraints
+.PHONY: test test-fake-cuda gpu-check lab lab-reset work course course-html bench clean graphviz system-deps constraints
 
 # Run the test suite (2 xdist workers); make fails when pytest fails. The explorer's tests need the lab tools,
 # Graphviz and a Chromium for the browser tests (installed with apt-get when run as root).
@@ -66,6 +67,12 @@ work:
 # teacher mode on), as jupytext .py and as .ipynb.
 course: $(VENV)/.stamp-lab
 	$(PY) -m teachtorch.exercises.course lessons build/course
+
+# The course as static web pages, to read without running anything: every lesson run once and saved with its
+# pictures, exercises shown unsolved (teachtorch/exercises/course_html.py). Open build/course-html/index.html;
+# the folder works offline, from file://, in any browser. A few minutes: each lesson runs in full.
+course-html: $(VENV)/.stamp-lab
+	$(PY) -m teachtorch.exercises.course_html lessons build/course-html
 
 # Put one lesson of your copy back as it was shipped; your version is kept in work/.backup/.
 lab-reset:

@@ -12,7 +12,9 @@ import jupytext
 import pytest
 from nbclient import NotebookClient
 
-from teachtorch.exercises import course
+from browser.course_pages import inspect_page, picture_outputs
+from browser.harness import artifacts_dir, launch_chromium
+from teachtorch.exercises import course, course_html
 
 LESSONS = Path(__file__).resolve().parent.parent / "lessons"
 
@@ -72,6 +74,23 @@ def test_every_lesson_runs_as_teacher_and_as_student(name, tmp_path):
     for exercise in checks:
         assert f"… {exercise}: not solved yet" in learnt
     assert "passed" not in learnt or not checks
+    # the run's reading copy (make course-html), as a reader's browser shows it
+    _check_page(course_html.reading_copy(teacher, course.notebooks(LESSONS / name)[0]), name, tmp_path)
+
+
+def _check_page(nb, name, tmp_path):
+    """The static page of an executed notebook loads offline in Chromium with every picture and formula."""
+    pictures = picture_outputs(nb)
+    formulas = sum(len(course_html.markdown_with_mathml(c.source)[1]) for c in nb.cells if c.cell_type == "markdown")
+    page = tmp_path / (Path(name).stem + ".html")
+    page.write_text(course_html.page_html(nb, course_html.course_bar([("index.html", "index"), (page.name, name)], 1)))
+    with launch_chromium() as context:
+        report = inspect_page(context, page, screenshot=artifacts_dir(tmp_path) / (page.stem + "_page.png"))
+    assert report["outside"] == [] and report["errors"] == [] and report["broken"] == [], report
+    assert report["pictures"] == pictures, (report["pictures"], pictures)
+    assert report["formulas"] == formulas and report["empty_formulas"] == 0, report
+    pages = {p.stem + ".html" for p in course_html.pages(LESSONS)}
+    assert set(report["links"]) <= pages | {"index.html"}, set(report["links"]) - pages
 
 
 def test_lesson_1_checks_and_names_what_it_says():
