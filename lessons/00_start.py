@@ -85,3 +85,15 @@ t.events[0]
 
 # %%
 print(tt.dispatch.dump_table("add.Tensor"))
+
+# %% [markdown]
+# **Where this is in PyTorch**
+#
+# | concept | PyTorch | teachtorch |
+# |---|---|---|
+# | storage: one flat block of bytes | `c10/core/StorageImpl.h` | `teachtorch/_storage.py` |
+# | tensor: shape, dtype, offset, strides over a storage | `c10/core/TensorImpl.h` | `teachtorch/_tensor.py`, `teachtorch/_strides.py` |
+# | a view such as `x.t()`: new strides, same storage | `aten/src/ATen/native/TensorShape.cpp` | `teachtorch/kernels/views.py` |
+# | the dispatcher and its keys | `aten/src/ATen/core/dispatch/Dispatcher.h`, `c10/core/DispatchKey.h` | `teachtorch/dispatch/dispatcher.py`, `teachtorch/_dispatch_key.py` |
+# | the dispatch table | `aten/src/ATen/core/dispatch/OperatorEntry.cpp` (`dumpComputedTable`) | `teachtorch/dispatch/__init__.py` (`dump_table`) |
+# | the trace | none built in: a logging `TorchDispatchMode` (`torch/utils/_python_dispatch.py`) | `teachtorch/dispatch/trace.py` |

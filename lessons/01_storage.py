@@ -165,6 +165,17 @@ print("copy contiguous: ", c.is_contiguous(), " strides:", c.stride(),
 print("x.contiguous() is x:", x.contiguous() is x)
 
 # %% [markdown]
+# **Where this is in PyTorch**
+#
+# | concept | PyTorch | teachtorch |
+# |---|---|---|
+# | storage: the flat buffer | `c10/core/StorageImpl.h`; from Python `torch/storage.py` (`UntypedStorage`) | `teachtorch/_storage.py` (`UntypedStorage`) |
+# | tensor = storage + sizes, strides, offset | `c10/core/TensorImpl.h` | `teachtorch/_tensor.py` (`Tensor`) |
+# | row-major strides, is it contiguous | `c10/core/TensorImpl.h` (`set_sizes_contiguous`), `c10/core/Contiguity.h` | `teachtorch/_strides.py` (`contiguous_strides`, `is_contiguous`) |
+# | views: `t()`, slicing, an int index | `aten/src/ATen/native/TensorShape.cpp` | `teachtorch/kernels/views.py` |
+# | `.contiguous()`: a copy only when needed | `aten/src/ATen/native/TensorProperties.cpp` (`contiguous`) | `teachtorch/ops/copy.py` (`contiguous`) |
+
+# %% [markdown]
 # ## Recap
 #
 # - A tensor = a storage + (sizes, strides, offset, dtype). Element $(i_0, i_1, \dots)$ lives at

@@ -335,6 +335,18 @@ def predict_strides():
 check("L02.predict_strides", predict_strides)
 
 # %% [markdown]
+# **Where this is in PyTorch**
+#
+# | concept | PyTorch | teachtorch |
+# |---|---|---|
+# | `permute` | `aten/src/ATen/native/TensorShape.cpp` (`permute`) | `teachtorch/kernels/views.py` (`permute_kernel`) |
+# | slicing and an int index | `aten/src/ATen/native/TensorShape.cpp` (`slice`, `select`) | `teachtorch/ops/indexing.py` (`getitem`), `teachtorch/kernels/views.py` (`slice_kernel`, `select_kernel`) |
+# | `expand`: stride 0 | `aten/src/ATen/ExpandUtils.cpp` (`inferExpandGeometry`) | `teachtorch/kernels/views.py` (`expand_kernel`) |
+# | `view`: new strides without a copy, or refuse | `aten/src/ATen/TensorUtils.cpp` (`computeStride`) | `teachtorch/_strides.py` (`compute_view_strides`), `teachtorch/kernels/views.py` (`view_kernel`) |
+# | `reshape`: a view, else a copy | `aten/src/ATen/native/TensorShape.cpp` (`reshape`) | `teachtorch/ops/views.py` (`reshape_kernel`) |
+# | `as_strided`: any geometry by hand | `aten/src/ATen/native/TensorShape.cpp` (`as_strided_tensorimpl`) | `teachtorch/kernels/views.py` (`as_strided_kernel`) |
+
+# %% [markdown]
 # ## Recap
 #
 # - A view is a new (sizes, strides, offset) over the same storage. No element moves, and a write through

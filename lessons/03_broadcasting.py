@@ -390,6 +390,16 @@ except NotImplementedError:
     print("(write triu in puzzle 4 first)")
 
 # %% [markdown]
+# **Where this is in PyTorch**
+#
+# | concept | PyTorch | teachtorch |
+# |---|---|---|
+# | the broadcast rule and its error | `aten/src/ATen/ExpandUtils.cpp` (`infer_size_impl`) | `teachtorch/_strides.py` (`broadcast_shapes`, `_broadcast_pair`) |
+# | `torch.broadcast_shapes` | `torch/functional.py` (`broadcast_shapes`) | `teachtorch/ops/views.py` (`broadcast_shapes`) |
+# | an elementwise op: stride 0 for each stretched dim | `aten/src/ATen/TensorIterator.cpp` (`TensorIteratorBase::compute_strides`) | `teachtorch/kernels/pointwise.py` (`pointwise_meta`) |
+# | `broadcast_tensors`: the expanded views | `aten/src/ATen/native/TensorShape.cpp` (`broadcast_tensors`) | `teachtorch/ops/views.py` (`broadcast_tensors`) |
+
+# %% [markdown]
 # ## Recap
 #
 # - Broadcasting: line the shapes up on the right, count missing dims as 1; in each column the sizes are

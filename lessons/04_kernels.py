@@ -394,6 +394,18 @@ print("written:", out.tolist() == tt.neg(x).tolist())
 print(base)
 
 # %% [markdown]
+# **Where this is in PyTorch**
+#
+# | concept | PyTorch | teachtorch |
+# |---|---|---|
+# | a loop over the output, each operand at its own strides | `aten/src/ATen/native/cpu/Loops.h` (`basic_loop`) | `teachtorch/kernels/pointwise.py` (`PointwiseKernel`) |
+# | walk memory in order; results laid out like the input | `aten/src/ATen/TensorIterator.cpp` (`reorder_dimensions`) | `teachtorch/kernels/pointwise.py` (`output_strides`) |
+# | the contiguous fast path | `aten/src/ATen/TensorIterator.cpp` (`fast_set_up`), `aten/src/ATen/native/cpu/Loops.h` (`vectorized_loop`) | `teachtorch/kernels/pointwise.py` (`fast_setup`, `run_contiguous`) |
+# | a reduction: fresh contiguous output | `aten/src/ATen/native/ReduceOpsUtils.h` (`resize_reduction`), `aten/src/ATen/native/ReduceOps.cpp` | `teachtorch/kernels/reduction.py` (`result`, `sum_like`) |
+# | check everything, then write | `aten/src/ATen/TensorIterator.cpp` (`TensorIteratorBase::build`), `aten/src/ATen/ExpandUtils.cpp` (`infer_size_impl`) | `teachtorch/kernels/pointwise.py` (`PointwiseKernel.out`) |
+# | one write path; the lost write-back on MPS | `aten/src/ATen/native/mps/operations/PointwiseOps.mm` (the fix) | `teachtorch/backends/__init__.py` (`write`) |
+
+# %% [markdown]
 # ## Recap
 #
 # - A kernel is one loop over the output's indices; each operand is read or written at

@@ -416,6 +416,18 @@ except NotImplementedError:
 view
 
 # %% [markdown]
+# **Where this is in PyTorch**
+#
+# | concept | PyTorch | teachtorch |
+# |---|---|---|
+# | an operator and its schema | `aten/src/ATen/native/native_functions.yaml`, `torch/_ops.py` (`OpOverload`) | `teachtorch/dispatch/dispatcher.py` (`OpOverload`), `teachtorch/dispatch/schema.py` (`FunctionSchema`) |
+# | the key set; highest key first, then redispatch | `c10/core/DispatchKeySet.h`, `aten/src/ATen/core/dispatch/Dispatcher.h` (`Dispatcher::call`) | `teachtorch/_dispatch_key.py`, `teachtorch/dispatch/dispatcher.py` (`call`, `redispatch`) |
+# | the table: layers, kernels, fallthroughs | `aten/src/ATen/core/dispatch/OperatorEntry.cpp` (`computeDispatchTableEntry`) | `teachtorch/dispatch/dispatcher.py` |
+# | the trace | a logging `TorchDispatchMode` (`torch/utils/_python_dispatch.py`) | `teachtorch/dispatch/trace.py` |
+# | a new op: `Library`, `define`, `impl`, `register_fake` | `torch/library.py` | `teachtorch/library.py` |
+# | the autograd layer, and the fallback of an op with no formula | generated `VariableType_*.cpp`; `torch/csrc/autograd/autograd_not_implemented_fallback.cpp` (`autogradNotImplementedFallback`) | `teachtorch/autograd/variable_type.py` (`record`, `autograd_fallback`) |
+
+# %% [markdown]
 # ## Recap
 #
 # - An operator is `namespace::name.overload` with a **schema**; `Tensor(a!)` marks a write, `Tensor(a)` a view.

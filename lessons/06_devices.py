@@ -427,6 +427,18 @@ else:
     print("no GPU here: on one, this cell compares cuda with the cpu op by op on an MLP")
 
 # %% [markdown]
+# **Where this is in PyTorch**
+#
+# | concept | PyTorch | teachtorch |
+# |---|---|---|
+# | a device: where the bytes live | `c10/core/Device.h` | `teachtorch/_device.py` (`device`) |
+# | a kernel per device, or one kernel over `xp` | `aten/src/ATen/native/DispatchStub.h`, `aten/src/ATen/native/cpu/Activation.cpp`, `aten/src/ATen/native/cuda/ActivationSoftplusKernel.cu` | `teachtorch/backends/__init__.py` (`xp_of`), `teachtorch/kernels/activation.py` (`softplus`) |
+# | `.to(device)`: a copy that keeps the layout | `aten/src/ATen/native/TensorConversions.cpp` (`_to_copy`) | `teachtorch/ops/conversions.py` (`to`) |
+# | all tensors of an op on one device | `aten/src/ATen/core/op_registration/adaption.h` (`check_and_update_common_device`, called by the generated wrappers), `aten/src/ATen/TensorIterator.cpp` | `teachtorch/backends/device_check.py` (`DeviceCheck`), `teachtorch/kernels/pointwise.py` (`check_same_device`) |
+# | Adam's in-place step, and the lost write-back | `torch/optim/adam.py`; the MPS fix in `aten/src/ATen/native/mps/operations/PointwiseOps.mm` | `teachtorch/optim/adam.py`; `teachtorch/backends/__init__.py` (`write`) |
+# | comparing two backends op by op | none built in; its tests run per device with `torch/testing/_internal/common_device_type.py` | `teachtorch/testing/_compare_backends.py` (`compare_backends`) |
+
+# %% [markdown]
 # ## Recap
 #
 # - A device is where a storage's bytes live; a kernel gets its array module from its tensors

@@ -423,6 +423,17 @@ except NotImplementedError:
     print("(write central_difference in exercise 1 first)")
 
 # %% [markdown]
+# **Where this is in PyTorch**
+#
+# | concept | PyTorch | teachtorch |
+# |---|---|---|
+# | gradient check by central differences | `torch/autograd/gradcheck.py` (`gradcheck`) | `teachtorch/autograd/gradcheck.py` (`gradcheck`) |
+# | a value that remembers how it was made: a node | `torch/csrc/autograd/node.h` (`Node`) | `teachtorch/autograd/node.py` (`Node`) |
+# | each op's local derivative | `tools/autograd/derivatives.yaml`, `torch/csrc/autograd/FunctionsManual.cpp` | `teachtorch/autograd/derivatives/pointwise.py` |
+# | backward in order, by counting dependencies | `torch/csrc/autograd/engine.cpp` (`compute_dependencies`) | `teachtorch/autograd/engine.py` (`compute_dependencies`) |
+# | `.grad` adds up | `torch/csrc/autograd/functions/accumulate_grad.h` (`AccumulateGrad`) | `teachtorch/autograd/node.py` (`AccumulateGrad`) |
+
+# %% [markdown]
 # ## Recap
 #
 # - A derivative is a slope. The central difference $\frac{f(x+h) - f(x-h)}{2h}$ is accurate to $h^2$;

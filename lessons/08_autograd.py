@@ -423,6 +423,18 @@ except NotImplementedError:
     print("(solve the three exercises first)")
 
 # %% [markdown]
+# **Where this is in PyTorch**
+#
+# | concept | PyTorch | teachtorch |
+# |---|---|---|
+# | an op records a node that saves what its formula needs | `torch/csrc/autograd/node.h` (`Node`), `torch/csrc/autograd/saved_variable.h` | `teachtorch/autograd/node.py` (`Node`), `teachtorch/autograd/variable_type.py` (`record`) |
+# | the table of formulas | `tools/autograd/derivatives.yaml`, `torch/csrc/autograd/FunctionsManual.cpp` | `teachtorch/autograd/derivatives/`, `teachtorch/autograd/derivative.py` |
+# | `autograd.Function` and `gradcheck` | `torch/autograd/function.py`, `torch/csrc/autograd/python_function.cpp`, `torch/autograd/gradcheck.py` | `teachtorch/autograd/function.py`, `teachtorch/autograd/gradcheck.py` |
+# | the engine; `.grad` accumulates | `torch/csrc/autograd/engine.cpp` (`evaluate_function`), `torch/csrc/autograd/functions/accumulate_grad.cpp` | `teachtorch/autograd/engine.py` (`execute`, `evaluate_function`), `teachtorch/autograd/node.py` (`AccumulateGrad`) |
+# | a broadcast undone in backward | `torch/csrc/autograd/engine.cpp` (`validate_outputs`), `aten/src/ATen/ExpandUtils.h` (`sum_to`) | `teachtorch/autograd/engine.py` (`validate_outputs`), `teachtorch/autograd/functions_manual.py` (`sum_to`) |
+# | the backward of `sum(dim)` and of `mm` | `torch/csrc/autograd/FunctionsManual.cpp` (`sum_backward`, `mm_mat1_backward`) | `teachtorch/autograd/derivatives/reductions.py` (`_sum_backward`), `teachtorch/autograd/derivatives/linalg.py` (`mm_mat1_backward`) |
+
+# %% [markdown]
 # ## Recap
 #
 # - Every op records a node (`grad_fn`) that saves what its formula needs; the formulas are a table
@@ -438,7 +450,7 @@ except NotImplementedError:
 #
 # **In the source:** `teachtorch/autograd/__init__.py` gives the reading order of the whole package:
 # `node.py`, `derivative.py`, `variable_type.py` (records a node per op call, the Autograd dispatch key),
-# `engine.py`, `function.py`, `gradcheck.py`. In PyTorch: `torch/csrc/autograd/function.h` (`Node`),
+# `engine.py`, `function.py`, `gradcheck.py`. In PyTorch: `torch/csrc/autograd/node.h` (`Node`),
 # `torch/csrc/autograd/engine.cpp`, `tools/autograd/derivatives.yaml`.
 #
 # **Next:** lesson 9 puts autograd together with views and in-place ops: version counters, and why

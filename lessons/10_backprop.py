@@ -386,18 +386,14 @@ monitor.log(step, test_acc=accuracy)
 monitor.close()                      # the monitor showed itself above; close() draws its final picture
 
 # %% [markdown]
-# ## Where this is in PyTorch
+# **Where this is in PyTorch**
 #
-# - Cross-entropy: `F.cross_entropy` (`torch/nn/functional.py`) goes to `cross_entropy_loss` in
-#   aten/src/ATen/native/LossNLL.cpp, which is `nll_loss(log_softmax(input))`; the backward formulas are
-#   `_log_softmax` and `nll_loss_forward` in tools/autograd/derivatives.yaml, the kernels in
-#   aten/src/ATen/native/SoftMax.cpp and aten/src/ATen/native/LossNLL.cpp. teachtorch:
-#   `teachtorch/autograd/derivatives/loss.py` and `teachtorch/autograd/derivatives/reductions.py`.
-# - tanh: `tanh_backward` (aten/src/ATen/native/BinaryOps.cpp); teachtorch's kernel `tanh_backward` in
-#   `teachtorch/kernels/activation.py`.
-# - LayerNorm and BatchNorm: aten/src/ATen/native/layer_norm.cpp and aten/src/ATen/native/Normalization.cpp
-#   (with the CPU kernels in aten/src/ATen/native/cpu/layer_norm_kernel.cpp); teachtorch:
-#   `_norm_backward_with_ops` in `teachtorch/autograd/derivatives/nn.py`, one formula for both.
+# | concept | PyTorch | teachtorch |
+# |---|---|---|
+# | cross-entropy = `nll_loss(log_softmax(input))` | `torch/nn/functional.py`, `aten/src/ATen/native/LossNLL.cpp` (`cross_entropy_loss`) | `teachtorch/nn/functional/loss.py` |
+# | its backward formulas | `tools/autograd/derivatives.yaml` (`_log_softmax`, `nll_loss_forward`), `aten/src/ATen/native/SoftMax.cpp` | `teachtorch/autograd/derivatives/loss.py`, `teachtorch/autograd/derivatives/reductions.py` |
+# | tanh backward | `aten/src/ATen/native/BinaryOps.cpp` (`tanh_backward`) | `teachtorch/kernels/activation.py` (`tanh_backward`) |
+# | LayerNorm and BatchNorm backward | `aten/src/ATen/native/layer_norm.cpp`, `aten/src/ATen/native/Normalization.cpp`, `aten/src/ATen/native/cpu/layer_norm_kernel.cpp` | `teachtorch/autograd/derivatives/nn.py` (`_norm_backward_with_ops`, one formula for both) |
 #
 # ## Recap
 #

@@ -383,7 +383,7 @@ for foreach in (False, True):
 # records every op's time, the counterpart of our trace.
 
 # %% [markdown]
-# ### Where this is in PyTorch
+# **Where this is in PyTorch**
 #
 # - per-op overhead and the trace: `teachtorch/dispatch/trace.py`; in PyTorch `torch/profiler/profiler.py`
 #   records every op, and the dispatcher it times is `aten/src/ATen/core/dispatch/Dispatcher.h`;

@@ -110,3 +110,14 @@ with tt.explore() as ex:
             W -= 0.1 * W.grad
         time.sleep(0.05)
     ex.show(W, W.grad)
+
+# %% [markdown]
+# **Where this is in PyTorch**
+#
+# | concept | PyTorch | teachtorch |
+# |---|---|---|
+# | tensors as views of one storage | `c10/core/TensorImpl.h`, `c10/core/StorageImpl.h` | `teachtorch/explorer/storage_diagram.py`, `teachtorch/_tensor.py` |
+# | the autograd graph | `torch/csrc/autograd/node.h` (`Node`); from Python `torch/autograd/graph.py` | `teachtorch/explorer/graph_diagram.py`, `teachtorch/autograd/node.py` |
+# | backward walking it | `torch/csrc/autograd/engine.cpp` | `teachtorch/autograd/engine.py` |
+# | each op's path through the dispatch keys | `aten/src/ATen/core/dispatch/Dispatcher.h`; a logging `TorchDispatchMode` (`torch/utils/_python_dispatch.py`) | `teachtorch/dispatch/trace.py`, `teachtorch/explorer/trace_table.py` |
+# | all three, live | none built in; the nearest is `torch/utils/tensorboard/` | `teachtorch/explorer/widgets.py` (`explore`) |

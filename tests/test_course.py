@@ -2,6 +2,7 @@
 whose checks pass and a student notebook whose checks all say "not solved yet", both running top to bottom in a
 kernel; unbalanced solution markers are refused with the line."""
 
+import re
 from pathlib import Path
 
 import nbformat
@@ -89,3 +90,63 @@ def test_the_shipped_lessons_build():
         course.solution_blocks(path.read_text())          # balanced markers in every lesson
         student, teacher = course.notebooks(path)
         assert len(teacher.cells) == len(student.cells) + 1
+
+
+# ---- every lesson says where its concepts live in PyTorch ----------------------------------------------------
+
+WHERE_TITLE = "**Where this is in PyTorch**"
+PYTORCH_PREFIXES = ("torch/", "aten/", "c10/")
+
+
+def _markdown_cells(text):
+    """The markdown cells of a jupytext percent source, each as its text without the leading `# `."""
+    cells, current = [], None
+    for line in text.splitlines():
+        if line.startswith("# %%"):
+            current = [] if "[markdown]" in line else None
+            if current is not None:
+                cells.append(current)
+        elif current is not None:
+            current.append(line[2:] if line.startswith("# ") else line.lstrip("#"))
+    return ["\n".join(cell) for cell in cells]
+
+
+def where_in_pytorch_problems(text):
+    """What a lesson's "Where this is in PyTorch" box lacks: [] when a markdown cell has one that names at
+    least 2 of PyTorch's files (`torch/`, `aten/`, `c10/`) and 1 of teachtorch's, all in backticks. The box
+    runs from its bold title to the next heading of its cell (a recap may follow in the same cell)."""
+    for cell in _markdown_cells(text):
+        if WHERE_TITLE not in cell:
+            continue
+        box = re.split(r"\n#+ ", cell[cell.index(WHERE_TITLE):])[0]
+        quoted = [q.strip() for q in re.findall(r"`([^`\n]+)`", box)]
+        problems = []
+        if len([q for q in quoted if q.startswith(PYTORCH_PREFIXES)]) < 2:
+            problems.append("its box names fewer than 2 PyTorch files (`torch/...`, `aten/...`, `c10/...`)")
+        if not any(q.startswith("teachtorch/") for q in quoted):
+            problems.append("its box names no `teachtorch/...` file")
+        return problems
+    return [f"no markdown cell with {WHERE_TITLE}"]
+
+
+def test_every_lesson_says_where_its_concepts_are_in_pytorch():
+    lessons = Path(__file__).resolve().parent.parent / "lessons"
+    paths = sorted(lessons.glob("[0-9][0-9]_*.py")) + [lessons / "explorer_tour.py"]
+    assert len(paths) > 10
+    problems = [f"{p.name}: {problem}" for p in paths for problem in where_in_pytorch_problems(p.read_text())]
+    assert not problems, "\n".join(problems)
+
+
+def test_the_where_in_pytorch_check_fails_without_a_box():
+    text = (Path(__file__).resolve().parent.parent / "lessons" / "01_storage.py").read_text()
+    assert where_in_pytorch_problems(text) == []
+    start = text.index("# %% [markdown]\n# " + WHERE_TITLE)
+    end = text.index("# %%", start + 1)
+    assert where_in_pytorch_problems(text[:start] + text[end:]) == [f"no markdown cell with {WHERE_TITLE}"]
+    only_ours = "# %% [markdown]\n# " + WHERE_TITLE + "\n# | a | `c10/core/TensorImpl.h` | `teachtorch/_tensor.py` |\n"
+    assert where_in_pytorch_problems(only_ours) == [
+        "its box names fewer than 2 PyTorch files (`torch/...`, `aten/...`, `c10/...`)"]
+    # a recap after the box, in the same cell, does not count as the box
+    recap = ("# %% [markdown]\n# " + WHERE_TITLE + "\n# - `torch/library.py`\n#\n# ## Recap\n#\n"
+             "# `aten/src/ATen/native/TensorShape.cpp`, `teachtorch/library.py`\n")
+    assert len(where_in_pytorch_problems(recap)) == 2
