@@ -48,9 +48,9 @@
 # | 11 | [nn.Module, init and optimizers](11_modules.py) | `Linear`, SGD with momentum and Adam | 60 min |
 # | 12 | [Training on the digits](12_digits.py) | a window view, convolution as one matmul, a confusion matrix | 60 min |
 # | 13 | [Performance from first principles](13_performance.py) | a cost model, and a fused op | 60 min |
+# | 14 | [Language model I: bigram to MLP](14_names.py) | a bigram table, its loss, and a character MLP | 60 min |
+# | 15 | [Language model II: attention and a tiny transformer](15_transformer.py) | `causal_mask`, `attention`, and a GPT trained in class | 75 min |
 # | 16 | [Add an op end to end](16_add_an_op.py) | the kernel, meta kernel and backward of a new op | 70 min |
-#
-# Lessons 14 and 15 (language models) are on their way.
 #
 # The [explorer tour](explorer_tour.py) shows the three live pictures (storage, autograd graph, dispatch
 # trace) on their own, and all three at once while a model trains.
@@ -67,7 +67,7 @@
 # ## Three ways through
 #
 # - **On your own:** the lessons in order; each takes about an hour.
-# - **A one-day class:** lessons 1, 2, 5, 7 and 8; then 11 and 12, the training lessons, on a second day.
+# - **A one-day class:** lessons 1, 2, 5, 7 and 8; then 11, 12 and 14, the training lessons, on a second day.
 # - **Onboarding onto a framework's code:** lessons 1, 2, 4, 5, 8, 9, 13 and 16, with the source files each
 #   lesson names, next to PyTorch's.
 #

@@ -65,6 +65,7 @@ from .amp.autocast_mode import (autocast, get_autocast_dtype, is_autocast_cache_
                                  is_autocast_enabled)
 from .backends import flags as _backend_flags  # noqa: E402  (torch.backends.cudnn, .mps, .cuda.matmul)
 from .backends.flags import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402,F401
+from .backends.threads import get_num_threads, set_num_threads  # noqa: E402,F401  (the BLAS library's threads)
 from ._compile import compile  # noqa: E402,F401  (runs eagerly)
 from ._legacy_tensor_types import *  # noqa: E402,F401,F403  (torch.FloatTensor(2, 3), isinstance(x, torch.LongTensor))
 from . import ao, onnx, quantization, sparse  # noqa: E402,F401  (out of scope: they raise OutOfScopeError)

@@ -749,3 +749,30 @@ def test_install_as_torch_refuses_after_the_real_torch():
     out = _python("-c", cell, cwd=REPO)
     assert out.returncode == 0, out.stderr
     assert out.stdout == "install_as_torch(): the real PyTorch is already imported in this process\ntorch\n"
+
+
+@pytest.fixture
+def restore_threads():
+    before = tt.get_num_threads()
+    yield
+    tt.set_num_threads(before)
+
+
+def test_set_num_threads_sets_the_blas_threads(restore_threads):
+    from threadpoolctl import threadpool_info
+    blas = lambda: {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}  # noqa: E731
+    tt.set_num_threads(1)
+    assert tt.get_num_threads() == 1 and blas() <= {1}
+    tt.set_num_threads(2)
+    assert blas() and blas() <= {1, 2} and tt.get_num_threads() == max(blas())
+    a = tt.randn(64, 64)
+    assert tt.allclose(a @ a, tt.from_numpy(a.numpy() @ a.numpy()))     # a matmul still works with any count
+
+
+@pytest.mark.parametrize("bad", [0, -1, "a", 2.0, True])
+def test_set_num_threads_refuses_what_torch_refuses(restore_threads, bad):
+    with pytest.raises(RuntimeError) as expected:
+        torch.set_num_threads(bad)
+    with pytest.raises(RuntimeError) as got:
+        tt.set_num_threads(bad)
+    assert str(got.value) == str(expected.value)

@@ -50,11 +50,14 @@ def _run_all(page, name):
         except Exception as e:
             print(f"  Run All, try {attempt + 1}: {str(e).splitlines()[0]}")
             page.keyboard.press("Escape")
-    # done when the kernel has been idle for 3 s running (cells off screen are not drawn, so their prompts
-    # cannot be read)
+    # done when the kernel has been idle for 3 s running and no cell's prompt says [*] (windowing is off, so
+    # every cell is in the page). The status alone is not enough: a widget's message handled while a long
+    # cell runs can leave it at "Idle" until that cell ends.
     idle_since, deadline = None, time.time() + 180
+    running = "[...document.querySelectorAll('.jp-InputPrompt')].some((p) => p.innerText.includes('[*]'))"
     while time.time() < deadline:
         idle = "| Idle" in page.locator(".jp-StatusBar-Widget").all_inner_texts().__str__()
+        idle = idle and not page.evaluate(running)
         idle_since = (idle_since or time.time()) if idle else None
         if idle_since and time.time() - idle_since > 3:
             break
