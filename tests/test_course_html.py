@@ -183,3 +183,18 @@ def text_of(page):
 
 def inspect_links(page):
     return re.findall(r'href="(\w+\.html)"', page.read_text())
+
+
+def test_the_course_index_and_the_explorer_tour_as_pages(tmp_path):
+    """The two pages that are not lessons (the lessons' own pages are checked in test_lessons.py)."""
+    written = course_html.build(LESSONS, tmp_path / "html", only=["index", "explorer_tour"], log=lambda line: None)
+    assert [p.name for p, _ in written] == ["index.html", "explorer_tour.html"]
+    every_page = {p.stem + ".html" for p in course_html.pages(LESSONS)}
+    with launch_chromium() as context:
+        for page, _ in written:
+            report = inspect_page(context, page, screenshot=artifacts_dir(tmp_path) / f"course_html_{page.stem}.png")
+            assert report["outside"] == [] and report["errors"] == [] and report["broken"] == [], report
+            assert set(report["links"]) <= every_page, set(report["links"]) - every_page
+            assert report["pictures"] == report["present"] and (report["present"] > 0) == (page.stem != "index")
+    index_links = set(inspect_links(tmp_path / "html" / "index.html"))
+    assert every_page - {"index.html"} <= index_links          # the index links every lesson and the tour

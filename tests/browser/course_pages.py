@@ -5,7 +5,8 @@
 
 The report: `outside` (every request that is not a file of the page's folder: must be empty), `errors`
 (script errors and console errors), `pictures` (output areas showing a picture that drew: an <img> that
-loaded with a width, or an <svg> with a size), `broken` (images that did not load), `formulas` and
+loaded with a width, or an <svg> with a size) and `present` (output areas with an <img> or <svg>, drawn or
+not), `broken` (images that did not load), `formulas` and
 `empty_formulas` (MathML elements, and those the browser drew with no size), `links` (the page's relative
 links to other files) and `title`.
 
@@ -27,12 +28,13 @@ MEASURE = """() => {
   const pictures = areas.filter((area) =>
     [...area.querySelectorAll('img')].some((img) => img.complete && img.naturalWidth > 0 && drawn(img)) ||
     [...area.querySelectorAll('svg')].some(drawn)).length;
+  const present = areas.filter((area) => area.querySelector('img, svg')).length;
   const broken = [...document.querySelectorAll('img')].filter((img) => !(img.complete && img.naturalWidth > 0))
     .map((img) => (img.getAttribute('src') || '').slice(0, 80));
   const maths = [...document.querySelectorAll('math')];
   const links = [...document.querySelectorAll('a[href]')].map((a) => a.getAttribute('href'))
     .filter((href) => !/^(#|[a-z]+:)/i.test(href));
-  return { pictures, broken, formulas: maths.length, empty_formulas: maths.filter((m) => !drawn(m)).length,
+  return { pictures, present, broken, formulas: maths.length, empty_formulas: maths.filter((m) => !drawn(m)).length,
            links, title: document.title, height: document.documentElement.scrollHeight };
 }"""
 
