@@ -3,6 +3,7 @@
 #   make lab          a student's set-up: teachtorch with the lab tools only, Graphviz, your own copy of the
 #                     lessons in work/, and JupyterLab on it
 #   make course-html  the lessons as static web pages to read offline (build/course-html/index.html)
+#   make slides       the talk decks as self-contained reveal.js pages (build/slides/<deck>.html)
 #   make test         a contributor's set-up: the lab and test tools (PyTorch CPU as the oracle, Playwright),
 #                     Graphviz and Chromium, then the whole test suite
 #
@@ -15,6 +16,7 @@ PY       := $(VENV)/bin/python
 PIP      := $(PY) -m pip install -c requirements/constraints.txt
 LAB_ARGS ?=
 BENCH_ARGS ?=
+SLIDES_ARGS ?=
 LESSON   ?=
 
 # Jupyter refuses to start as root unless told it may.
@@ -22,7 +24,7 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # The page JupyterLab opens on: the course's first lesson, in the student's copy.
 LAB_START ?= lessons/index.py
 
-.PHONY: test test-fake-cuda gpu-check lab lab-reset work course course-html bench clean graphviz system-deps constraints
+.PHONY: test test-fake-cuda gpu-check lab lab-reset work course course-html slides bench clean graphviz system-deps constraints
 
 # Run the test suite (2 xdist workers); make fails when pytest fails. The explorer's tests need the lab tools,
 # Graphviz and a Chromium for the browser tests (installed with apt-get when run as root).
@@ -54,7 +56,7 @@ lab: $(VENV)/.stamp-lab graphviz work
 STUDENT_COPY := $(PYTHON) teachtorch/exercises/course.py --student
 work:
 	@mkdir -p work
-	@for f in lessons/*.py examples/*.py slides/*.py slides/*.md; do \
+	@for f in lessons/*.py examples/*.py slides/[a-z]_*.py slides/*.md; do \
 	  [ -e "$$f" ] || continue; \
 	  mkdir -p "work/$$(dirname "$$f")"; \
 	  [ -e "work/$$f" ] && continue; \
@@ -73,6 +75,13 @@ course: $(VENV)/.stamp-lab
 # the folder works offline, from file://, in any browser. A few minutes: each lesson runs in full.
 course-html: $(VENV)/.stamp-lab
 	$(PY) -m teachtorch.exercises.course_html lessons build/course-html
+
+# The talk decks (slides/<letter>_<name>.py), each run against the library now and written as one
+# self-contained reveal.js page, build/slides/<deck>.html (slides/build.py, slides/README.md). SLIDES_ARGS=--pdf
+# adds a PDF handout of each (printed by Chromium: `make test` installs it); SLIDES_ARGS=slides/a_tensors.py
+# builds one deck.
+slides: $(VENV)/.stamp-lab
+	$(PY) slides/build.py $(SLIDES_ARGS)
 
 # Put one lesson of your copy back as it was shipped; your version is kept in work/.backup/.
 lab-reset:

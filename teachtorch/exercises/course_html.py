@@ -190,8 +190,13 @@ def page_html(nb, bar, title="teachtorch"):
     exporter = HTMLExporter(template_name="lab", template_file="course_page.html.j2",
                             extra_loaders=[DictLoader({"course_page.html.j2": PAGE_TEMPLATE})])
     body, _ = exporter.from_notebook_node(nb, resources={"course_bar": bar, "metadata": {"name": title}})
-    # a formula in a heading is in the heading's anchor too (id="3.-Backward-computes-TTMATH0X"): there it
-    # stays TeX, as JupyterLab's anchors do, and only the text gets the MathML
+    return fill_formulas(body, formulas)
+
+
+def fill_formulas(body, formulas):
+    """Put each formula's MathML where its placeholder is in the HTML `body`. A formula in a heading is in
+    the heading's anchor too (id="3.-Backward-computes-TTMATH0X"): there it stays TeX, as JupyterLab's
+    anchors do, and only the text gets the MathML."""
     body = ATTRIBUTE.sub(lambda m: PLACEHOLDER.sub(lambda k: html.escape(formulas[k.group(0)][0]), m.group(0)), body)
     return PLACEHOLDER.sub(lambda k: formulas[k.group(0)][1], body)
 

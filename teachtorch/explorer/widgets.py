@@ -156,12 +156,14 @@ class GraphView(_View):
         return view
 
     def backward(self, loss, **backward_kwargs):
-        """Run `loss.backward(...)` while watching it, then draw the graph with the steps it took."""
+        """Run `loss.backward(...)` while watching it, then draw the graph with the steps it took; returns the
+        view (so `step_through(GraphView().backward(loss))` reads as one line)."""
         from ..autograd import graph
         state = graph_diagram.BackwardState()
         with graph.listen(state):
             loss.backward(**backward_kwargs)
         self.update(loss, state=state)
+        return self
 
     def static_html(self):
         return _figure(self.title, self.graph_svg)
