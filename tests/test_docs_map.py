@@ -62,7 +62,8 @@ PYTORCH_ROOTS = ("torch", "c10", "aten", "tools", "caffe2", "third_party", "tens
                  "functorch", "test")
 # Other projects' files that README.md runs unchanged, and placeholders in usage lines.
 NOT_OURS = {"train.py", "makemore.py", "word_language_model/main.py", "time_sequence_prediction/train.py",
-            "regression/main.py", "config/train_shakespeare_char.py", "script.py"}
+            "regression/main.py", "config/train_shakespeare_char.py", "script.py",
+            "nbgrader_config.py"}   # nbgrader_config.py: the file gradebook.py writes into a course folder
 # `explorer.js` in backticks is a file name, not a dotted Python name.
 FILE_EXTENSIONS = {"py", "js", "css", "md", "json", "txt", "toml", "yaml", "cpp", "h", "html", "ipynb", "svg",
                    "png", "pt", "pth", "cfg", "ini", "sh"}
