@@ -24,11 +24,12 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # The page JupyterLab opens on: the course's first lesson, in the student's copy.
 LAB_START ?= lessons/index.py
 
-.PHONY: test test-fake-cuda gpu-check lab lab-reset work course course-html slides bench clean graphviz system-deps constraints
+.PHONY: test test-fake-cuda gpu-check lab lab-reset work course course-html slides hub hub-proxy bench clean graphviz \
+        system-deps constraints
 
 # Run the test suite (2 xdist workers); make fails when pytest fails. The explorer's tests need the lab tools,
 # Graphviz and a Chromium for the browser tests (installed with apt-get when run as root).
-test: $(VENV)/.stamp-test system-deps
+test: $(VENV)/.stamp-test system-deps hub-proxy
 	$(PY) -m pytest -n 2 tests
 
 # The device-generic tests' [cuda] half on tests/fake_cupy.py (NumPy dressed up as CuPy) when there is no GPU:
@@ -83,6 +84,35 @@ course-html: $(VENV)/.stamp-lab
 slides: $(VENV)/.stamp-lab
 	$(PY) slides/build.py $(SLIDES_ARGS)
 
+# A class on one machine: JupyterHub, a JupyterLab per student (a process each), each student with their own
+# copy of the course, made as `make work` makes it, at every login (deploy/README.md; deploy/jupyterhub/
+# jupyterhub_config.py lists the TEACHTORCH_HUB_* variables: port, limits, authenticator, spawner). It listens
+# on http://127.0.0.1:8000 with DummyAuthenticator (any name, any password): set TEACHTORCH_HUB_IP=0.0.0.0 and
+# TEACHTORCH_HUB_AUTHENTICATOR=shared|pam|native before you let a class in. Needs node >= 18 and npm for
+# configurable-http-proxy (installed in deploy/jupyterhub/node_modules).
+HUB_VENV ?= .venv-hub
+HUB_ARGS ?=
+hub: $(HUB_VENV)/.stamp-hub hub-proxy
+	$(HUB_VENV)/bin/jupyterhub -f deploy/jupyterhub/jupyterhub_config.py $(HUB_ARGS)
+
+# The hub's own environment: teachtorch with the lab tools (what each student's server runs) and JupyterHub.
+$(HUB_VENV)/.stamp-hub: pyproject.toml requirements/constraints.txt
+	$(PYTHON) -m venv $(HUB_VENV)
+	$(HUB_VENV)/bin/python -m pip install -c requirements/constraints.txt -e '.[lab,hub]'
+	@mkdir -p $(HUB_VENV)/share/jupyter/lab/settings
+	cp requirements/jupyterlab-overrides.json $(HUB_VENV)/share/jupyter/lab/settings/overrides.json
+	touch $@
+
+# configurable-http-proxy at the version deploy/jupyterhub/package-lock.json pins, in that folder, not globally
+# (`make test` needs it too: tests/test_hub.py runs three students on a hub).
+hub-proxy: deploy/jupyterhub/node_modules/.package-lock.json
+deploy/jupyterhub/node_modules/.package-lock.json: deploy/jupyterhub/package.json deploy/jupyterhub/package-lock.json
+	@if ! command -v npm >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" -eq 0 ]; then apt-get update && apt-get install -y nodejs npm; \
+	  else echo "make: node and npm are missing; install them with: sudo apt-get install -y nodejs npm" >&2; exit 1; fi; \
+	fi
+	npm ci --prefix deploy/jupyterhub --no-audit --no-fund
+
 # Put one lesson of your copy back as it was shipped; your version is kept in work/.backup/.
 lab-reset:
 	@if [ -z "$(LESSON)" ]; then echo "usage: make lab-reset LESSON=03" >&2; exit 2; fi
@@ -103,7 +133,7 @@ bench: $(VENV)/.stamp-test
 
 # Remove the virtual environment and every cache (not work/: that is your copy of the lessons).
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis build dist *.egg-info test-artifacts
+	rm -rf $(VENV) $(HUB_VENV) deploy/jupyterhub/node_modules .pytest_cache .hypothesis build dist *.egg-info test-artifacts
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 	find . -name .ipynb_checkpoints -type d -prune -exec rm -rf {} +
 
@@ -111,7 +141,7 @@ clean:
 constraints:
 	rm -rf .venv-constraints
 	$(PYTHON) -m venv .venv-constraints
-	.venv-constraints/bin/python -m pip install -e '.[lab,test]'
+	.venv-constraints/bin/python -m pip install -e '.[lab,test,hub]'
 	{ sed -n '1,/^# Resolved for/p' requirements/constraints.txt; \
 	  .venv-constraints/bin/python -m pip freeze --exclude-editable | sed 's/^\(torch==[^+]*\)+cpu$$/\1/'; \
 	  sed -n '/^# the cuda extras/,$$p' requirements/constraints.txt; } > requirements/constraints.new

@@ -5,14 +5,15 @@ The lessons, README, CONTRIBUTING and docs/ send readers into the source ("`reco
 that was left behind, and lists every stale one at once, as `file:line: what is missing`.
 
 What is read
-    documents  README.md, CONTRIBUTING.md, docs/*.md, widgets/README.md, lessons/*.md, slides/**: the whole text;
+    documents  README.md, CONTRIBUTING.md, docs/*.md, widgets/README.md, lessons/*.md, slides/**, deploy/**/*.md:
+               the whole text;
     sources    lessons/*.py, examples/*.py, bench/*.py, teachtorch/**/*.py: comments and docstrings only (a
                lesson's markdown cells are comments); code and other strings are not read.
 
 Paths (letters, digits and `_ . - / *`; `*` is a glob). Each may end with `:123` (a line, which must be in
 the file) or `:name` / `::name` (a name the file must define, see N1).
     P1  A path in backticks or in a table cell whose first folder is one of the repository's
-        (teachtorch/ tests/ lessons/ slides/ widgets/ bench/ examples/ docs/ requirements/ .ci/), or a
+        (teachtorch/ tests/ lessons/ slides/ widgets/ bench/ examples/ docs/ requirements/ .ci/ deploy/), or a
         top-level file (`README.md`, `pyproject.toml`, `Makefile`, ...): the file or folder exists. A
         folder that only the wheel has (pyproject.toml's force-include) counts.
     P2  A `.py` path anywhere, quoted or not, that starts with `teachtorch/` or with a folder of teachtorch/
@@ -56,7 +57,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 REPO_ROOTS = ("teachtorch", "tests", "lessons", "slides", "widgets", "bench", "examples", "docs",
-              "requirements", ".ci")
+              "requirements", ".ci", "deploy")
 # Paths in PyTorch's (or TensorBoard's) source tree, cited as counterparts: never files of this repository.
 PYTORCH_ROOTS = ("torch", "c10", "aten", "tools", "caffe2", "third_party", "tensorboard", "torchgen",
                  "functorch", "test")
@@ -92,6 +93,7 @@ def documents(root):
     found += sorted((root / "docs").glob("*.md"))
     found += sorted((root / "lessons").glob("*.md"))
     found += sorted(p for p in (root / "slides").rglob("*") if p.is_file() and p.suffix in (".md", ".py"))
+    found += sorted(p for p in (root / "deploy").rglob("*.md") if "node_modules" not in p.parts)
     return [p for p in found if p.is_file()]
 
 
