@@ -92,7 +92,7 @@ slides: $(VENV)/.stamp-lab
 # configurable-http-proxy (installed in deploy/jupyterhub/node_modules).
 HUB_VENV ?= .venv-hub
 HUB_ARGS ?=
-hub: $(HUB_VENV)/.stamp-hub hub-proxy
+hub: $(HUB_VENV)/.stamp-hub hub-proxy graphviz
 	$(HUB_VENV)/bin/jupyterhub -f deploy/jupyterhub/jupyterhub_config.py $(HUB_ARGS)
 
 # The hub's own environment: teachtorch with the lab tools (what each student's server runs) and JupyterHub.
