@@ -29,15 +29,14 @@ import json
 import os
 import re
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from teachtorch.exercises.course_html import fill_formulas, markdown_with_mathml, static_output  # noqa: E402
+from teachtorch.exercises.course_html import (execute, fill_formulas, markdown_with_mathml,  # noqa: E402
+                                              static_output, title_of)
 from teachtorch.explorer.frames import FRAMES_MIME  # noqa: E402
 
 REVEAL = HERE / "vendor" / "reveal.js"
@@ -81,20 +80,15 @@ EXPLORER_CSS_RULES = re.compile(r"^\.(tt-stepping|tt-graph-canvas|tt-storage-can
 
 
 def run_deck(path, timeout=600):
-    """The deck's notebook, executed in a scratch folder with TEACHTORCH_SLIDES=1; (notebook, seconds)."""
+    """The deck's notebook, executed (course_html.execute) with TEACHTORCH_SLIDES=1; (notebook, seconds)."""
     import jupytext
-    from nbclient import NotebookClient
 
     nb = jupytext.read(path)
     os.environ["TEACHTORCH_SLIDES"] = "1"           # the kernel inherits it
-    start = time.perf_counter()
     try:
-        with tempfile.TemporaryDirectory() as scratch:
-            NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                           resources={"metadata": {"path": scratch}}).execute()
+        return nb, execute(nb, timeout)
     finally:
         os.environ.pop("TEACHTORCH_SLIDES", None)
-    return nb, time.perf_counter() - start
 
 
 def slide_type(cell):
@@ -272,14 +266,6 @@ def rewrite_links(body):
     return REPO_LINK.sub(r'href="../../\1"', body)
 
 
-def deck_title(nb, fallback):
-    for cell in nb.cells:
-        for line in cell.source.splitlines():
-            if line.startswith("# "):
-                return line[2:].strip()
-    return fallback
-
-
 def write_pdf(page, pdf):
     """Print the deck with Chromium: reveal.js's print layout, one slide per page."""
     from playwright.sync_api import sync_playwright
@@ -299,7 +285,7 @@ def build(path, out_dir, pdf=False, log=print):
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / (Path(path).stem + ".html")
-    page = deck_html(nb, deck_title(nb, Path(path).stem))
+    page = deck_html(nb, title_of(nb, Path(path).stem))
     target.with_suffix(".tmp").write_text(page, encoding="utf-8")
     target.with_suffix(".tmp").replace(target)                  # never a half-written deck
     count = sum(len(s) for s in sections(nb))

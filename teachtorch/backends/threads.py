@@ -16,25 +16,19 @@ from threadpoolctl import ThreadpoolController
 
 __all__ = ["get_num_threads", "set_num_threads"]
 
-_controller = None
-_limit = None          # the active limiter: it keeps the setting until the next set_num_threads
-
 
 def _blas():
-    global _controller
-    if _controller is None:
-        _controller = ThreadpoolController()
-    return _controller.select(user_api="blas")
+    # looked up at each call (a few ms): a BLAS library loaded after teachtorch is found too
+    return ThreadpoolController().select(user_api="blas")
 
 
 def set_num_threads(n):
     """Let one op use at most `n` threads (the BLAS library's), like `torch.set_num_threads`."""
-    global _limit
     if isinstance(n, bool) or not isinstance(n, int):
         raise RuntimeError(f"set_num_threads expects an int, but got {type(n).__name__}")
     if n < 1:
         raise RuntimeError("set_num_threads expects a positive integer")
-    _limit = _blas().limit(limits=n)
+    _blas().limit(limits=n)           # stays set until the next call (threadpoolctl undoes it only on request)
 
 
 def get_num_threads():

@@ -119,16 +119,21 @@ def markdown_with_mathml(text, formulas=None):
     return "".join(pieces), formulas
 
 
-def run_lesson(path, timeout=600):
-    """The lesson's teacher notebook, executed in a scratch folder; (notebook, student notebook, seconds)."""
+def execute(nb, timeout=600):
+    """Run the notebook `nb` top to bottom in a fresh kernel whose working folder is a scratch folder (what it
+    writes there is gone afterwards); its outputs are filled in. Returns the seconds it took."""
     from nbclient import NotebookClient
 
-    student, teacher = course.notebooks(path)
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as scratch:
-        NotebookClient(teacher, timeout=timeout, kernel_name="python3",
-                       resources={"metadata": {"path": scratch}}).execute()
-    return teacher, student, time.perf_counter() - start
+        NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": scratch}}).execute()
+    return time.perf_counter() - start
+
+
+def run_lesson(path, timeout=600):
+    """The lesson's teacher notebook, executed; (notebook, student notebook, seconds)."""
+    student, teacher = course.notebooks(path)
+    return teacher, student, execute(teacher, timeout)
 
 
 def reading_copy(teacher, student, solutions=False):

@@ -20,7 +20,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from browser.harness import launch_chromium  # noqa: E402
+from browser.harness import ALLOWED, guard, launch_chromium  # noqa: E402
 
 MEASURE = """() => {
   const drawn = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
@@ -42,22 +42,9 @@ MEASURE = """() => {
 def inspect_page(context, path, screenshot=None, width=1200, full_page=False):
     """Load `path` (a file) in a new tab of `context`; the report described in the module docstring."""
     path = Path(path).resolve()
-    folder = path.parent.as_uri() + "/"
-    outside, errors = [], []
     page = context.new_page()
     page.set_viewport_size({"width": width, "height": 900})
-
-    def route(r):
-        url = r.request.url
-        if url.startswith(folder) or url.startswith(("data:", "blob:", "about:")):
-            r.continue_()
-        else:
-            outside.append(url)
-            r.abort()
-
-    page.route("**/*", route)
-    page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
-    page.on("console", lambda m: errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    outside, errors = guard(page, allowed=(path.parent.as_uri() + "/", *ALLOWED))    # the page's own folder
     try:
         page.goto(path.as_uri(), wait_until="load")
         page.wait_for_timeout(100)

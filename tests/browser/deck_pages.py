@@ -20,7 +20,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from browser.harness import launch_chromium  # noqa: E402
+from browser.harness import ALLOWED, guard, launch_chromium  # noqa: E402
 
 MIN_TEXT_PX, MIN_SVG_TEXT_PX = 14, 9     # the explorer's smallest SVG labels are drawn at 9-10 px
 
@@ -65,21 +65,9 @@ def inspect_deck(context, path, shots=None, presenter=True):
     """Load the deck at 1280 x 720, step through every slide with its fragments shown; the report described
     in the module docstring."""
     path = Path(path).resolve()
-    outside, errors = [], []
     page = context.new_page()
     page.set_viewport_size({"width": 1280, "height": 720})
-
-    def route(r):
-        url = r.request.url
-        if url.split("#")[0].split("?")[0] == path.as_uri() or url.startswith(("data:", "blob:", "about:")):
-            r.continue_()
-        else:
-            outside.append(url)
-            r.abort()
-
-    page.route("**/*", route)
-    page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
-    page.on("console", lambda m: errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    outside, errors = guard(page, allowed=(path.as_uri(), *ALLOWED))      # the deck's one file, nothing else
     page.goto(path.as_uri(), wait_until="load")
     page.wait_for_function("window.Reveal && Reveal.isReady()")
     indices = page.evaluate("Reveal.getSlides().map((s) => Reveal.getIndices(s))")

@@ -100,23 +100,32 @@ def launch_chromium(executable=CHROMIUM):
             browser.close()
 
 
+def guard(page, allowed=ALLOWED):
+    """Keep `page` off the network and listen to it: every request whose URL does not start with one of
+    `allowed` is aborted and noted. Returns (blocked, errors), two lists that fill while the page runs: the
+    URLs refused, and the script errors and console errors."""
+    blocked, errors = [], []
+
+    def route(r):
+        if r.request.url.startswith(allowed):
+            r.continue_()
+        else:
+            blocked.append(r.request.url)
+            r.abort()
+
+    page.route("**/*", route)
+    page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+    page.on("console", lambda m: errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    return blocked, errors
+
+
 class WidgetPage:
     """A page with one mounted widget: `page` (Playwright), `errors`, `blocked`, and helpers."""
 
     def __init__(self, page):
         self.page = page
-        self.errors = []            # console errors and uncaught exceptions
-        self.blocked = []           # requests that tried to leave the machine
-        page.on("pageerror", lambda e: self.errors.append(f"page error: {e}"))
-        page.on("console", lambda m: self.errors.append(f"console: {m.text}") if m.type == "error" else None)
-        page.route("**/*", self._route)
-
-    def _route(self, route):
-        if route.request.url.startswith(ALLOWED):
-            route.continue_()
-        else:
-            self.blocked.append(route.request.url)
-            route.abort()
+        # requests that tried to leave the machine; console errors and uncaught exceptions
+        self.blocked, self.errors = guard(page)
 
     def set(self, name, value):
         """Push a trait as the kernel would, and wait until the widget has redrawn."""
