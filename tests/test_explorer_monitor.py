@@ -489,6 +489,17 @@ def test_the_live_view_draws_every_panel_and_nothing_is_clipped(context, tmp_pat
                 assert path.get_attribute("data-points") == str(len(s["steps"]))
                 assert path.get_attribute("d").count("L") == len(s["steps"]) - 1
         assert w.attrs("tr.tt-norm-row", "data-name") == [r["name"] for r in traits["norms"]["rows"]]
+        # a name too long for its column keeps its end (weight or bias) and loses its start
+        names = page.locator("tr.tt-norm-row td:first-child")
+        assert [n.strip("\u200e") for n in names.all_text_contents()] == [r["name"] for r in traits["norms"]["rows"]]
+        long = dict(traits["norms"], rows=[dict(traits["norms"]["rows"][0], name="blocks.11.attention.query_key_value.weight")])
+        w.set("norms", long)
+        ends = names.first.evaluate("""(td) => {
+            const text = [...td.childNodes].find((n) => n.nodeType === 3), r = document.createRange(), box = td.getBoundingClientRect();
+            const at = (i) => { r.setStart(text, i); r.setEnd(text, i + 1); return r.getBoundingClientRect(); };
+            return {firstCut: at(1).left < box.left, lastShown: at(text.length - 2).right <= box.right + 1};
+        }""")
+        assert ends == {"firstCut": True, "lastShown": True}, ends
         bars = page.locator("svg.tt-hist-activation rect.tt-bar")
         assert [int(c) for c in w.attrs("svg.tt-hist-activation rect.tt-bar", "data-count")] == \
             traits["histograms"]["activation"]["counts"]

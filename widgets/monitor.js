@@ -185,8 +185,8 @@ function normsPane(box, model, root) {
       const cells = [r.name, r.shape.join("×"), fmt(r.param), fmt(r.grad), ratio];
       cells.forEach((text, i) => {
         const td = tr.insertCell();
-        td.textContent = text;
-        if (i === 0) td.title = r.name;
+        td.textContent = i === 0 ? `\u200e${text}\u200e` : text;   // marks: the name reads left to right
+        if (i === 0) td.title = r.name;                                 // in its right-to-left cell (the CSS)
       });
       tr.cells[4].appendChild(ratioBar(r.ratio));
       if (r.ratio_steps) tr.cells[4].title = `between steps ${r.ratio_steps[0]} and ${r.ratio_steps[1]}`;
