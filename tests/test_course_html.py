@@ -38,6 +38,10 @@ TINY = '''# %% [markdown]
 # $$\\mathrm{address} = o + \\sum_{d=0}^{n-1} i_d\\, s_d$$
 #
 # Next: [the pictures](02_pictures.py).
+#
+# | concept | PyTorch | teachtorch |
+# |---|---|---|
+# | strides | `c10/core/TensorImpl.h` (`TensorImpl::set_sizes_contiguous`), `aten/src/ATen/native/TensorShape.cpp` | `teachtorch/_strides.py` (`contiguous_strides`), `teachtorch/kernels/views.py` |
 
 # %% [markdown]
 # A second cell, a second formula: $z^2$.
@@ -174,6 +178,8 @@ def test_every_page_loads_offline_in_chromium_with_its_pictures_and_links(built,
             assert report["empty_formulas"] == 0 and report["formulas"] == (4 if name == "01_tiny.html" else 0)
             assert report["links"] and all((out / link).is_file() for link in report["links"]), (name, report)
     assert {"01_tiny.html", "02_pictures.html"} <= set(inspect_links(out / "index.html"))
+    with launch_chromium() as context:                 # a narrow window: the table of long paths wraps
+        assert inspect_page(context, out / "01_tiny.html", width=520)["wide_tables"] == 0
 
 
 def text_of(page):

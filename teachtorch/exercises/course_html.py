@@ -63,6 +63,8 @@ nav.course-bar { display: flex; gap: 1.5em; align-items: baseline; flex-wrap: wr
   margin: 0 0 1em 0; border-bottom: 1px solid #ccc; font-family: sans-serif; font-size: 14px; }
 nav.course-bar .note { color: #666; }
 math[display="block"] { margin: 0.6em 0; }
+/* a table of long source paths ("Where this is in PyTorch") wraps inside a narrow window instead of running off it */
+.jp-RenderedMarkdown td { overflow-wrap: anywhere; }
 </style>
 {%- endblock extra_css -%}
 {%- block body_header -%}

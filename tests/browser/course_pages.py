@@ -8,7 +8,7 @@ The report: `outside` (every request that is not a file of the page's folder: mu
 loaded with a width, or an <svg> with a size) and `present` (output areas with an <img> or <svg>, drawn or
 not), `broken` (images that did not load), `formulas` and
 `empty_formulas` (MathML elements, and those the browser drew with no size), `links` (the page's relative
-links to other files) and `title`.
+links to other files), `title`, the page's `height`, and `wide_tables` (tables running past the window's right edge).
 
 Run as a script it builds nothing: it inspects pages already built and saves a screenshot of each, for a
 person to look at:  python tests/browser/course_pages.py build/course-html/*.html
@@ -35,7 +35,9 @@ MEASURE = """() => {
   const links = [...document.querySelectorAll('a[href]')].map((a) => a.getAttribute('href'))
     .filter((href) => !/^(#|[a-z]+:)/i.test(href));
   return { pictures, present, broken, formulas: maths.length, empty_formulas: maths.filter((m) => !drawn(m)).length,
-           links, title: document.title, height: document.documentElement.scrollHeight };
+           links, title: document.title, height: document.documentElement.scrollHeight,
+           wide_tables: [...document.querySelectorAll('table')]
+             .filter((t) => t.getBoundingClientRect().right > window.innerWidth + 1).length };
 }"""
 
 
